@@ -1,0 +1,44 @@
+package backoff_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retrykit/retrykit/backoff"
+)
+
+func ExampleDefault() {
+	s := backoff.Default()
+	for range 7 {
+		fmt.Print(s.Next(), " ")
+	}
+	s.Reset()
+	fmt.Println("| after Reset:", s.Next())
+	// Output: 10s 20s 40s 1m20s 2m40s 5m0s 5m0s | after Reset: 10s
+}
+
+func ExampleExponential() {
+	grpc := backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 1.6}, 120*time.Second)
+	for n := 1; n <= 12; n++ {
+		fmt.Print(grpc.Delay(n).Round(time.Millisecond), " ")
+	}
+	fmt.Println()
+	// Output: 1s 1.6s 2.56s 4.096s 6.554s 10.486s 16.777s 26.844s 42.95s 1m8.719s 1m49.951s 2m0s
+}
+
+func ExampleScheduleFunc() {
+	// A custom schedule: the Fibonacci numbers in seconds.
+	fib := backoff.ScheduleFunc(func(n int) time.Duration {
+		a, b := 1, 1
+		for range n - 1 {
+			a, b = b, a+b
+		}
+		return time.Duration(a) * time.Second
+	})
+	s := backoff.NewStrategy(backoff.Cap(fib, 10*time.Second))
+	for range 7 {
+		fmt.Print(s.Next(), " ")
+	}
+	fmt.Println()
+	// Output: 1s 1s 2s 3s 5s 8s 10s
+}

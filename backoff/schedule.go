@@ -1,0 +1,60 @@
+package backoff
+
+import (
+	"math"
+	"time"
+)
+
+// A Schedule gives the delay to wait after failed attempt n, for n ≥ 1.
+//
+// Implementations must be pure and safe for concurrent use: the same n always
+// gives the same delay. The schedules in this package never return a negative
+// delay and treat n < 1 as 1.
+type Schedule interface {
+	Delay(n int) time.Duration
+}
+
+// ScheduleFunc adapts an ordinary function to a [Schedule], in the manner of
+// http.HandlerFunc. The function is called as it is: a negative result is
+// the function's own bug, and package policy clamps it to zero.
+type ScheduleFunc func(n int) time.Duration
+
+var _ Schedule = ScheduleFunc(nil)
+
+// Delay returns f(n).
+func (f ScheduleFunc) Delay(n int) time.Duration { return f(n) }
+
+// maxDuration is the saturation point of every computation here.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// Constant waits the same delay after every attempt. A negative value waits
+// zero. The zero value waits zero: it retries at once.
+type Constant time.Duration
+
+var _ Schedule = Constant(0)
+
+// Delay returns the constant, or zero when it is negative.
+func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
+
+// Cap returns a schedule that never waits longer than limit: the delay for n
+// is min(s.Delay(n), limit), and never negative. A limit ≤ 0 means no cap;
+// the result then only clamps negative delays to zero.
+//
+// The cap is a ceiling, never a stop condition: attempts past the point where
+// the cap is reached keep waiting the cap.
+func Cap(s Schedule, limit time.Duration) Schedule {
+	return capped{s: s, limit: limit}
+}
+
+type capped struct {
+	s     Schedule
+	limit time.Duration
+}
+
+func (c capped) Delay(n int) time.Duration {
+	d := max(c.s.Delay(n), 0)
+	if c.limit > 0 && d > c.limit {
+		return c.limit
+	}
+	return d
+}

@@ -1,0 +1,10 @@
+module github.com/retrykit/retrykit
+
+go 1.26.0
+
+require (
+	github.com/benbjohnson/clock v1.3.5
+	github.com/stretchr/testify v1.12.1
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -1,0 +1,162 @@
+package policy_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+)
+
+// The clocks of github.com/benbjohnson/clock fit policy.Clock as they are.
+var (
+	_ policy.Clock = clock.New()
+	_ policy.Clock = clock.NewMock()
+)
+
+func TestDefault(t *testing.T) {
+	p := policy.Default()
+	require.NoError(t, p.Validate())
+	want := []time.Duration{10, 20, 40, 80, 160, 300, 300}
+	for i, w := range want {
+		require.Equal(t, w*time.Second, p.Delay(i+1), "Delay(%d)", i+1)
+	}
+	require.Equal(t, 300*time.Second, p.Delay(math.MaxInt))
+	require.Equal(t, 0, p.MaxAttempts())
+	require.Equal(t, time.Duration(0), p.MaxElapsed())
+	require.Nil(t, p.Clock())
+	require.Equal(t, "exponential 10s x2 cap 5m0s", p.String())
+	require.Equal(t, p.String(), policy.Policy{}.String(), "the zero Policy is the default")
+}
+
+func TestDelay(t *testing.T) {
+	tests := []struct {
+		name string
+		p    policy.Policy
+		want []time.Duration // for attempts 1, 2, 3, …
+	}{
+		{"exponential", policy.Exponential(time.Second), []time.Duration{1e9, 2e9, 4e9, 8e9}},
+		{"factor 3 with cap", policy.Exponential(time.Second).WithFactor(3).WithCap(10 * time.Second), []time.Duration{1e9, 3e9, 9e9, 10e9, 10e9}},
+		{"factor 1", policy.Exponential(time.Second).WithFactor(1), []time.Duration{1e9, 1e9, 1e9}},
+		{"constant", policy.Constant(time.Second), []time.Duration{1e9, 1e9}},
+		{"constant zero", policy.Constant(0), []time.Duration{0, 0}},
+		{"custom", policy.Custom(backoff.ScheduleFunc(func(n int) time.Duration { return time.Duration(n) * time.Second })).WithCap(2 * time.Second), []time.Duration{1e9, 2e9, 2e9}},
+		{"custom negative clamped", policy.Custom(backoff.ScheduleFunc(func(int) time.Duration { return -1 })), []time.Duration{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, tt.p.Validate())
+			for i, w := range tt.want {
+				require.Equal(t, w, tt.p.Delay(i+1), "Delay(%d)", i+1)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tests := []struct {
+		name    string
+		p       policy.Policy
+		mention string // the error must name this
+	}{
+		{"zero exponential base", policy.Exponential(0), "base"},
+		{"negative exponential base", policy.Exponential(-time.Second), "base"},
+		{"negative constant", policy.Constant(-1), "delay"},
+		{"nil custom schedule", policy.Custom(nil), "schedule"},
+		{"factor below 1", policy.Default().WithFactor(0.5), "factor"},
+		{"zero factor", policy.Default().WithFactor(0), "factor"},
+		{"negative factor", policy.Default().WithFactor(-2), "factor"},
+		{"NaN factor", policy.Default().WithFactor(nan), "factor"},
+		{"infinite factor", policy.Default().WithFactor(inf), "factor"},
+		{"factor on a constant", policy.Constant(time.Second).WithFactor(2), "factor"},
+		{"factor on a custom", policy.Custom(backoff.Constant(1)).WithFactor(2), "factor"},
+		{"negative cap", policy.Default().WithCap(-time.Second), "cap"},
+		{"cap below base", policy.Exponential(10 * time.Second).WithCap(time.Second), "cap"},
+		{"cap below constant", policy.Constant(10 * time.Second).WithCap(time.Second), "cap"},
+		{"negative attempts", policy.Default().WithMaxAttempts(-1), "attempts"},
+		{"min int attempts", policy.Default().WithMaxAttempts(math.MinInt), "attempts"},
+		{"negative elapsed", policy.Default().WithMaxElapsed(-time.Second), "elapsed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.p.Validate()
+			require.ErrorIs(t, err, policy.ErrInvalid)
+			require.Contains(t, err.Error(), "policy: invalid "+tt.mention)
+		})
+	}
+}
+
+func TestValidateReportsEveryFault(t *testing.T) {
+	err := policy.Exponential(-1).WithFactor(0).WithMaxAttempts(-1).Validate()
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	for _, s := range []string{"base", "factor", "attempts"} {
+		require.Contains(t, err.Error(), "invalid "+s)
+	}
+}
+
+func TestValidZeroMeaningsAreValid(t *testing.T) {
+	p := policy.Default().WithCap(0).WithMaxAttempts(0).WithMaxElapsed(0).WithClock(nil).WithRetryIf(nil)
+	require.NoError(t, p.Validate())
+	require.Equal(t, 10*time.Second<<8, p.Delay(9), "WithCap(0) removes the cap")
+}
+
+func TestWithNeverChangesTheReceiver(t *testing.T) {
+	mock := clock.NewMock()
+	base := policy.Exponential(time.Second).WithCap(time.Minute).WithMaxAttempts(3)
+	before := base.String()
+	derived := []policy.Policy{
+		base.WithFactor(3),
+		base.WithCap(time.Hour),
+		base.WithMaxAttempts(9),
+		base.WithMaxElapsed(time.Hour),
+		base.WithClock(mock),
+		base.WithRetryIf(func(error) bool { return false }),
+		base.WithCap(-1),
+	}
+	require.Equal(t, before, base.String())
+	require.NoError(t, base.Validate())
+	require.Nil(t, base.Clock())
+	require.True(t, base.Retryable(errors.New("x")))
+	require.Equal(t, 4*time.Second, base.Delay(3))
+	require.Equal(t, 9*time.Second, derived[0].Delay(3))
+	require.Equal(t, "exponential 1s x2 cap 1h0m0s attempts 3", derived[1].String())
+	require.Equal(t, 9, derived[2].MaxAttempts())
+	require.Equal(t, time.Hour, derived[3].MaxElapsed())
+	require.Same(t, mock, derived[4].Clock())
+	require.False(t, derived[5].Retryable(errors.New("x")))
+	require.Error(t, derived[6].Validate())
+
+	// The zero value too: deriving from it leaves it the default.
+	var zero policy.Policy
+	_ = zero.WithMaxAttempts(2)
+	require.Equal(t, 0, zero.MaxAttempts())
+}
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		p    policy.Policy
+		want string
+	}{
+		{policy.Exponential(100 * time.Millisecond).WithFactor(1.6).WithCap(2 * time.Minute), "exponential 100ms x1.6 cap 2m0s"},
+		{policy.Constant(time.Second).WithMaxAttempts(5).WithMaxElapsed(time.Minute), "constant 1s attempts 5 elapsed 1m0s"},
+		{policy.Constant(0), "constant 0s"},
+		{policy.Custom(backoff.Constant(1)).WithCap(time.Second), "custom cap 1s"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, tt.p.String())
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	errTemp := errors.New("temporary")
+	p := policy.Default().WithRetryIf(func(err error) bool { return errors.Is(err, errTemp) })
+	require.True(t, p.Retryable(errTemp))
+	require.False(t, p.Retryable(errors.New("other")))
+	require.True(t, policy.Default().Retryable(errors.New("other")), "everything is retried by default")
+}

@@ -1,0 +1,355 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retry/retrytest"
+)
+
+var errFlaky = errors.New("flaky")
+
+// kubeletStarts are the offsets at which the default policy starts attempts.
+var kubeletStarts = []time.Duration{0, 10e9, 30e9, 70e9, 150e9, 310e9, 610e9, 910e9}
+
+// recorder is an operation that always fails and records when each attempt
+// started, by the clock it is given.
+type recorder struct {
+	now    func() time.Time
+	origin time.Time
+	mu     sync.Mutex
+	starts []time.Duration
+}
+
+func (r *recorder) op(context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.starts = append(r.starts, r.now().Sub(r.origin))
+	return fmt.Errorf("attempt %d: %w", len(r.starts), errFlaky)
+}
+
+func TestKubeletSequenceUnderMockClock(t *testing.T) {
+	clk := retrytest.NewClock()
+	rec := &recorder{now: clk.Now, origin: clk.Now()}
+	p := policy.Default().WithClock(clk).WithMaxAttempts(len(kubeletStarts))
+
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(context.Background(), rec.op, p) }()
+
+	for i := 1; i < len(kubeletStarts); i++ {
+		want := kubeletStarts[i] - kubeletStarts[i-1]
+		require.Equal(t, want, clk.Step(t), "wait after attempt %d", i)
+	}
+	err := result(t, done)
+	require.Equal(t, kubeletStarts, rec.starts)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.ErrorIs(t, err, errFlaky)
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 8, re.Attempts)
+	require.Equal(t, 910*time.Second, re.Elapsed)
+	require.EqualError(t, err, "retry: gave up after 8 attempts in 15m10s: attempt 8: flaky")
+	require.Equal(t, 7, clk.Waits(), "no wait after the final attempt")
+}
+
+func TestKubeletSequenceUnderSynctest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{now: time.Now, origin: time.Now()}
+		err := retry.Do(t.Context(), rec.op, policy.Default().WithMaxAttempts(len(kubeletStarts)))
+		require.Equal(t, kubeletStarts, rec.starts)
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.ErrorIs(t, err, errFlaky)
+		require.Equal(t, 910*time.Second, time.Since(rec.origin))
+	})
+}
+
+// script is an operation that returns its errors in turn, then nil.
+type script struct {
+	errs  []error
+	calls atomic.Int32
+}
+
+func (s *script) op(context.Context) error {
+	n := int(s.calls.Add(1))
+	if n <= len(s.errs) {
+		return s.errs[n-1]
+	}
+	return nil
+}
+
+func fails(n int, err error) *script {
+	s := &script{}
+	for range n {
+		s.errs = append(s.errs, err)
+	}
+	return s
+}
+
+func TestStopConditions(t *testing.T) {
+	inner := errors.New("bad request")
+	wrappedPermanent := fmt.Errorf("call: %w", retry.Permanent(inner))
+	errUnretryable := errors.New("unretryable")
+	onlyFlaky := func(err error) bool { return errors.Is(err, errFlaky) }
+	zero := policy.Constant(0)
+
+	tests := []struct {
+		name      string
+		op        *script
+		p         policy.Policy
+		wantCalls int
+		check     func(t *testing.T, err error)
+	}{
+		{"first-try success", fails(0, nil), zero, 1, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{"success after failures", fails(3, errFlaky), zero, 4, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{"permanent returns the inner error itself", &script{errs: []error{errFlaky, retry.Permanent(inner)}}, zero, 2,
+			func(t *testing.T, err error) { require.Same(t, inner, err) }},
+		{"wrapped permanent returned as it is", &script{errs: []error{wrappedPermanent}}, zero, 1,
+			func(t *testing.T, err error) {
+				require.Same(t, wrappedPermanent, err)
+				require.ErrorIs(t, err, inner)
+			}},
+		{"permanent inside a join", &script{errs: []error{errors.Join(errFlaky, retry.Permanent(inner))}}, zero, 1,
+			func(t *testing.T, err error) { require.ErrorIs(t, err, inner) }},
+		{"error the policy does not retry", &script{errs: []error{errFlaky, errUnretryable}}, zero.WithRetryIf(onlyFlaky), 2,
+			func(t *testing.T, err error) { require.Same(t, errUnretryable, err) }},
+		{"attempt limit", fails(10, errFlaky), zero.WithMaxAttempts(3), 3,
+			func(t *testing.T, err error) {
+				require.ErrorIs(t, err, retry.ErrExhausted)
+				require.ErrorIs(t, err, errFlaky)
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 3, re.Attempts)
+				require.Same(t, errFlaky, re.Last)
+			}},
+		{"one attempt means no retry", fails(10, errFlaky), zero.WithMaxAttempts(1), 1,
+			func(t *testing.T, err error) {
+				require.ErrorIs(t, err, retry.ErrExhausted)
+				require.Contains(t, err.Error(), "gave up after 1 attempt in")
+			}},
+		{"success on the last allowed attempt", fails(2, errFlaky), zero.WithMaxAttempts(3), 3,
+			func(t *testing.T, err error) { require.NoError(t, err) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := retrytest.NewClock()
+			err := retry.Do(context.Background(), tt.op.op, tt.p.WithClock(clk))
+			tt.check(t, err)
+			require.Equal(t, tt.wantCalls, int(tt.op.calls.Load()), "calls")
+			require.Zero(t, clk.Waits(), "a zero delay retries without a timer")
+		})
+	}
+}
+
+func TestInvalidCalls(t *testing.T) {
+	called := false
+	fn := func(context.Context) error { called = true; return nil }
+	tests := []struct {
+		name string
+		run  func() error
+		also error
+	}{
+		{"nil function", func() error { return retry.Do(context.Background(), nil, policy.Default()) }, nil},
+		{"nil context", func() error { return retry.Do(nil, fn, policy.Default()) }, nil}, //nolint:staticcheck // the nil context is the point
+		{"invalid policy", func() error { return retry.Do(context.Background(), fn, policy.Default().WithCap(-1)) }, policy.ErrInvalid},
+		{"nil value function", func() error {
+			_, err := retry.DoValue[int](context.Background(), nil, policy.Default())
+			return err
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.run()
+			require.ErrorIs(t, err, retry.ErrInvalid)
+			if tt.also != nil {
+				require.ErrorIs(t, err, tt.also)
+			}
+			require.False(t, called, "fn must not run")
+		})
+	}
+}
+
+func TestCancelledBeforeTheFirstAttempt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	op := fails(0, nil)
+	err := retry.Do(ctx, op.op, policy.Default())
+	require.ErrorIs(t, err, context.Canceled)
+	require.Zero(t, op.calls.Load(), "fn must not be called")
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Zero(t, re.Attempts)
+	require.EqualError(t, err, "retry: context canceled before the first attempt")
+}
+
+func TestCancelWhileWaitingReturnsAtOnce(t *testing.T) {
+	clk := retrytest.NewClock()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	errShutdown := errors.New("shutting down")
+	op := fails(100, io.ErrUnexpectedEOF)
+
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(ctx, op.op, policy.Default().WithClock(clk)) }()
+	require.Equal(t, 10*time.Second, clk.Step(t))
+	require.Equal(t, 20*time.Second, clk.NextWait(t))
+	cancel(errShutdown) // the mock clock never reaches the timer: Do must not wait for it
+
+	err := result(t, done)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, errShutdown)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the last error survives cancellation")
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 2, re.Attempts)
+	require.Equal(t, 10*time.Second, re.Elapsed)
+	require.EqualError(t, err, "retry: context canceled after 2 attempts in 10s: cause: shutting down: unexpected EOF")
+}
+
+func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
+	clk := retrytest.NewClock()
+	ctx, cancel := clk.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	op := fails(100, errFlaky)
+
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(ctx, op.op, policy.Constant(10*time.Second).WithClock(clk)) }()
+	clk.Step(t)
+	clk.Step(t)
+	// At t=20s the next wait would end at 30s, after the 25s deadline.
+	err := result(t, done)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, errFlaky)
+	require.NotErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 3, int(op.calls.Load()))
+	require.Equal(t, 2, clk.Waits(), "the wait past the deadline is never started")
+	require.Contains(t, err.Error(), "context deadline exceeded after 3 attempts in 20s (the next wait of 10s would end after the deadline)")
+}
+
+func TestElapsedLimit(t *testing.T) {
+	clk := retrytest.NewClock()
+	op := fails(100, errFlaky)
+	p := policy.Constant(10 * time.Second).WithMaxElapsed(25 * time.Second).WithClock(clk)
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(context.Background(), op.op, p) }()
+	clk.Step(t)
+	clk.Step(t)
+	err := result(t, done)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.ErrorIs(t, err, errFlaky)
+	require.Equal(t, 3, int(op.calls.Load()))
+	require.Equal(t, 2, clk.Waits())
+	require.EqualError(t, err, "retry: gave up after 3 attempts in 20s (the next wait of 10s would pass the 25s limit): flaky")
+}
+
+func TestElapsedLimitCountsFromEachCall(t *testing.T) {
+	clk := retrytest.NewClock()
+	p := policy.Constant(10 * time.Second).WithMaxElapsed(15 * time.Second).WithClock(clk)
+	for call := range 3 {
+		clk.Add(time.Hour) // time passing between calls must not count
+		op := fails(1, errFlaky)
+		done := make(chan error, 1)
+		go func() { done <- retry.Do(context.Background(), op.op, p) }()
+		require.Equal(t, 10*time.Second, clk.Step(t), "call %d", call)
+		require.NoError(t, result(t, done), "call %d", call)
+	}
+}
+
+func TestElapsedIncludesASlowFirstAttemptUnderALimit(t *testing.T) {
+	clk := retrytest.NewClock()
+	op := func(context.Context) error {
+		clk.Add(20 * time.Second) // the first attempt itself takes 20s
+		return errFlaky
+	}
+	err := retry.Do(context.Background(), op, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Zero(t, clk.Waits())
+}
+
+func TestPanicPassesThrough(t *testing.T) {
+	require.PanicsWithValue(t, "boom", func() {
+		_ = retry.Do(context.Background(), func(context.Context) error { panic("boom") }, policy.Default())
+	})
+}
+
+func TestPermanentNil(t *testing.T) {
+	require.NoError(t, retry.Permanent(nil))
+}
+
+func TestDoValue(t *testing.T) {
+	calls := 0
+	v, err := retry.DoValue(context.Background(), func(context.Context) (string, error) {
+		calls++
+		if calls < 3 {
+			return "partial", errFlaky
+		}
+		return "whole", nil
+	}, policy.Constant(0))
+	require.NoError(t, err)
+	require.Equal(t, "whole", v)
+
+	v, err = retry.DoValue(context.Background(), func(context.Context) (string, error) {
+		return "last response", errFlaky
+	}, policy.Constant(0).WithMaxAttempts(2))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, "last response", v, "the last attempt's value is kept")
+}
+
+func TestRealTimerOnTheRealClock(t *testing.T) {
+	// Tiny real waits: the real-clock path, timer reuse included.
+	op := fails(3, errFlaky)
+	err := retry.Do(context.Background(), op.op, policy.Constant(time.Microsecond))
+	require.NoError(t, err)
+	require.Equal(t, 4, int(op.calls.Load()))
+}
+
+func TestOnePolicySharedByManyGoroutines(t *testing.T) {
+	p := policy.Exponential(time.Microsecond).WithCap(10 * time.Microsecond).WithMaxAttempts(4)
+	var wg sync.WaitGroup
+	var exhausted, succeeded atomic.Int32
+	for i := range 1000 {
+		wg.Go(func() {
+			op := fails(i%5, errFlaky) // 0..4 failures: 4 is one too many for 4 attempts
+			err := retry.Do(context.Background(), op.op, p)
+			switch {
+			case err == nil:
+				succeeded.Add(1)
+				if int(op.calls.Load()) != i%5+1 {
+					t.Errorf("goroutine %d: %d calls, want %d", i, op.calls.Load(), i%5+1)
+				}
+			case errors.Is(err, retry.ErrExhausted):
+				exhausted.Add(1)
+				if op.calls.Load() != 4 {
+					t.Errorf("goroutine %d: %d calls, want 4", i, op.calls.Load())
+				}
+			default:
+				t.Errorf("goroutine %d: Do() = %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, int32(800), succeeded.Load())
+	require.Equal(t, int32(200), exhausted.Load())
+}
+
+// result waits for Do's result, failing the test rather than hanging if Do
+// does not return within a (generous) real-time bound.
+func result(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Do did not return")
+		return nil
+	}
+}

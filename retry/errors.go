@@ -1,0 +1,141 @@
+package retry
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrExhausted is matched by the error [Do] returns when the policy's attempt
+// or time limit ends the call.
+var ErrExhausted = errors.New("retry: exhausted")
+
+// ErrInvalid is matched by the error [Do] returns, before anything runs, when
+// it is called with a nil context, a nil function or an invalid policy (the
+// latter also matches policy.ErrInvalid).
+var ErrInvalid = errors.New("retry: invalid call")
+
+// Error is the error [Do] returns when it stops without success for a reason
+// other than the operation's own error: the policy's limits, or the context.
+// It unwraps to both the reason and the last operation error, so that
+// errors.Is(err, context.Canceled) and errors.Is(err, io.ErrUnexpectedEOF)
+// can both hold.
+type Error struct {
+	// Attempts is the number of times the operation ran, counting the
+	// first call.
+	Attempts int
+	// Elapsed is the time from the start of the call to the stop. Unless the
+	// policy has a time limit, the clock is first read when the first
+	// attempt fails (so that a first-try success reads no clock); the
+	// first attempt's own duration is then not included.
+	Elapsed time.Duration
+	// Last is the error of the last attempt, or nil if none ran.
+	Last error
+	// Cause says why the call stopped: ErrExhausted, or the context's error
+	// (context.DeadlineExceeded also when the next wait would have ended
+	// after the context's deadline).
+	Cause error
+
+	detail   string // what ended it, in words, when Cause alone does not say
+	ctxCause error  // context.Cause, when it differs from Cause
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("retry: ")
+	switch {
+	case e.Attempts == 0:
+		fmt.Fprintf(&b, "%v before the first attempt", e.Cause)
+	case errors.Is(e.Cause, ErrExhausted):
+		fmt.Fprintf(&b, "gave up after %s in %v", attempts(e.Attempts), roundElapsed(e.Elapsed))
+	default:
+		fmt.Fprintf(&b, "%v after %s in %v", e.Cause, attempts(e.Attempts), roundElapsed(e.Elapsed))
+	}
+	if e.detail != "" {
+		b.WriteString(" (")
+		b.WriteString(e.detail)
+		b.WriteString(")")
+	}
+	if e.ctxCause != nil {
+		fmt.Fprintf(&b, ": cause: %v", e.ctxCause)
+	}
+	if e.Last != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Last.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, the context's cause where it differs, and the
+// last operation error, leaving out those that are nil.
+func (e *Error) Unwrap() []error {
+	errs := make([]error, 0, 3)
+	for _, err := range [...]error{e.Cause, e.ctxCause, e.Last} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func attempts(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
+}
+
+func roundElapsed(d time.Duration) time.Duration {
+	if d >= time.Millisecond {
+		return d.Round(time.Millisecond)
+	}
+	return d
+}
+
+// Permanent marks err as not worth retrying: an operation returns it to end
+// the call at once. [Do] then returns err itself (without the mark) when the
+// operation returned Permanent(err) directly, and the operation's error as
+// it is when the mark is wrapped deeper; errors.Is finds err either way.
+// Permanent(nil) is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err: err}
+}
+
+type permanentError struct{ err error }
+
+func (p *permanentError) Error() string { return p.err.Error() }
+func (p *permanentError) Unwrap() error { return p.err }
+
+// isPermanent reports whether err carries the Permanent mark anywhere in its
+// tree. It walks the tree itself because errors.As would make its target
+// escape, an allocation on every failed attempt.
+func isPermanent(err error) bool {
+	for err != nil {
+		switch e := err.(type) {
+		case *permanentError:
+			return true
+		case interface{ Unwrap() error }:
+			err = e.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				if isPermanent(inner) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// invalidCallError makes a policy's validation error match ErrInvalid too.
+type invalidCallError struct{ err error }
+
+func (e *invalidCallError) Error() string   { return e.err.Error() }
+func (e *invalidCallError) Unwrap() []error { return []error{ErrInvalid, e.err} }

@@ -1,0 +1,106 @@
+// Package retrytest helps test code that retries: a [Clock] that stands in
+// for time and tells the test each time the code under test starts a wait.
+//
+// The usual race with a mock clock is advancing it before the code under test
+// has registered its timer: the wake-up is lost and the test hangs or passes
+// by luck. With [Clock] the test first waits for the wait, then advances:
+//
+//	clk := retrytest.NewClock()
+//	go func() { done <- retry.Do(ctx, op, policy.Default().WithClock(clk)) }()
+//	d := clk.Step(t) // blocks until Do is parked in a back-off, advances by its delay
+package retrytest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// DefaultPatience is how long, in real time, [Clock.NextWait] waits for the
+// code under test to start a wait before it fails the test.
+const DefaultPatience = 10 * time.Second
+
+// Clock is a mock clock (github.com/benbjohnson/clock's Mock, embedded, so
+// Add, Set, WithTimeout and the rest are there) whose After also records the
+// delay asked for and signals the test. It satisfies policy.Clock.
+//
+// Only After signals; Timer, Ticker, Sleep and AfterFunc are the Mock's own.
+// A Clock is safe for concurrent use. Its zero value is not usable: call
+// [NewClock].
+type Clock struct {
+	*clock.Mock
+
+	// Patience is how long NextWait waits in real time; set it before use.
+	Patience time.Duration
+
+	mu      sync.Mutex
+	pending []time.Duration // delays asked for and not yet taken by NextWait
+	waits   int             // every After call so far
+	signal  chan struct{}   // holds a token while pending is not empty
+}
+
+// NewClock returns a Clock whose time starts at the Unix epoch, as the Mock's
+// does.
+func NewClock() *Clock {
+	return &Clock{Mock: clock.NewMock(), Patience: DefaultPatience, signal: make(chan struct{}, 1)}
+}
+
+// After registers a timer with the mock, exactly as the Mock does, and then
+// records d for [Clock.NextWait]. The timer is registered before the test can
+// learn of it, so advancing the clock after NextWait always wakes it.
+func (c *Clock) After(d time.Duration) <-chan time.Time {
+	ch := c.Mock.After(d)
+	c.mu.Lock()
+	c.pending = append(c.pending, d)
+	c.waits++
+	c.mu.Unlock()
+	select {
+	case c.signal <- struct{}{}:
+	default:
+	}
+	return ch
+}
+
+// NextWait blocks until the code under test has called After (or returns at
+// once if it already has and no NextWait took that call), and returns the
+// delay it asked for. It fails tb if no call comes within c.Patience of real
+// time. NextWait does not advance the clock.
+func (c *Clock) NextWait(tb testing.TB) time.Duration {
+	tb.Helper()
+	timeout := time.NewTimer(c.Patience)
+	defer timeout.Stop()
+	for {
+		c.mu.Lock()
+		if len(c.pending) > 0 {
+			d := c.pending[0]
+			c.pending = c.pending[1:]
+			c.mu.Unlock()
+			return d
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.signal:
+		case <-timeout.C:
+			tb.Fatalf("retrytest: no wait started within %v", c.Patience)
+			return 0
+		}
+	}
+}
+
+// Step waits for the next wait with [Clock.NextWait], advances the clock by
+// exactly the delay asked for, and returns that delay.
+func (c *Clock) Step(tb testing.TB) time.Duration {
+	tb.Helper()
+	d := c.NextWait(tb)
+	c.Add(d)
+	return d
+}
+
+// Waits returns how many times After has been called so far.
+func (c *Clock) Waits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waits
+}
