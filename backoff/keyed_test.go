@@ -1,0 +1,108 @@
+package backoff_test
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/backoff"
+)
+
+// imagePull is client-go's ImagePullBackOff: 10s ×2 capped at 300s, reset
+// after 2 × 300s idle.
+func imagePull() *backoff.Keyed[string] {
+	return backoff.NewKeyed[string](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+}
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func TestKeyedImagePullSequence(t *testing.T) {
+	k := imagePull()
+	now := t0
+	want := []time.Duration{10, 20, 40, 80, 160, 300, 300, 300}
+	for i, w := range want {
+		d := k.Next("nginx", now)
+		require.Equal(t, w*time.Second, d, "pull failure %d", i+1)
+		require.True(t, k.InBackoff("nginx", now), "right after a failure")
+		require.True(t, k.InBackoff("nginx", now.Add(d-1)), "just before the delay ends")
+		require.False(t, k.InBackoff("nginx", now.Add(d)), "once the delay has passed")
+		require.Equal(t, d, k.Delay("nginx", now.Add(d)))
+		now = now.Add(d)
+	}
+}
+
+func TestKeyedKeysAreIndependent(t *testing.T) {
+	k := imagePull()
+	require.Equal(t, 10*time.Second, k.Next("a", t0))
+	require.Equal(t, 20*time.Second, k.Next("a", t0.Add(10*time.Second)))
+	require.Equal(t, 10*time.Second, k.Next("b", t0.Add(10*time.Second)))
+	require.Equal(t, 40*time.Second, k.Next("a", t0.Add(30*time.Second)))
+	require.False(t, k.InBackoff("c", t0))
+	require.Zero(t, k.Delay("c", t0))
+	k.Reset("a")
+	require.Equal(t, 10*time.Second, k.Next("a", t0.Add(70*time.Second)))
+	require.Equal(t, 20*time.Second, k.Next("b", t0.Add(70*time.Second)))
+}
+
+func TestKeyedStartsOverAfterTheIdleWindow(t *testing.T) {
+	k := imagePull()
+	now := t0
+	for range 7 {
+		now = now.Add(k.Next("img", now))
+	}
+	last := now.Add(-300 * time.Second) // the time of the last Next
+	require.Equal(t, 300*time.Second, k.Delay("img", last.Add(600*time.Second)), "exactly the window: not idle yet")
+	require.Zero(t, k.Delay("img", last.Add(600*time.Second+1)), "past the window the entry is gone")
+	require.False(t, k.InBackoff("img", last.Add(601*time.Second)))
+	require.Equal(t, 10*time.Second, k.Next("img", last.Add(601*time.Second)))
+}
+
+func TestKeyedMemoryStaysBounded(t *testing.T) {
+	keys := 1_000_000
+	if testing.Short() {
+		keys = 100_000
+	}
+	// One new key every second: with a 600s idle window, only the keys of
+	// about the last two windows may stay resident.
+	k := backoff.NewKeyed[int](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+	now := t0
+	peak := 0
+	for i := range keys {
+		k.Next(i, now)
+		peak = max(peak, k.Len())
+		now = now.Add(time.Second)
+	}
+	require.LessOrEqual(t, peak, 1202, "peak resident keys")
+	require.LessOrEqual(t, k.Len(), 1202, "resident keys at the end")
+}
+
+func TestKeyedConcurrentUse(t *testing.T) {
+	k := imagePull()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				now := t0.Add(time.Duration(i) * time.Second)
+				k.Next(strconv.Itoa(g*1000+i%10), now)
+				k.InBackoff(strconv.Itoa(g*1000+i%10), now)
+			}
+		})
+	}
+	wg.Wait()
+	require.LessOrEqual(t, k.Len(), 80)
+}
+
+func BenchmarkKeyedNext(b *testing.B) {
+	k := backoff.NewKeyed[int](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+	now := t0
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k.Next(i%1024, now)
+		i++
+		now = now.Add(time.Millisecond)
+	}
+}
