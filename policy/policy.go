@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrykit/retrykit/backoff"
@@ -39,6 +41,11 @@ type config struct {
 	maxElapsed  time.Duration // 0: no limit
 	retryIf     func(error) bool
 	clock       Clock
+	jitter      backoff.Jitter
+	random      func() uint64 // nil: math/rand/v2's global source
+	attemptTime time.Duration // per-attempt timeout; 0: none
+	reset       Reset
+	budget      *Budget
 	err         error // what Validate reports, worked out once per value
 }
 
@@ -47,6 +54,7 @@ var defaultConfig = config{
 	base:   10 * time.Second,
 	factor: 2,
 	cap:    300 * time.Second,
+	reset:  ResetOnSuccess,
 }
 
 func (p Policy) cfg() *config {
@@ -75,7 +83,7 @@ func Default() Policy { return Policy{} }
 // A base ≤ 0 makes the policy invalid.
 func Exponential(base time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: exponential, base: base, factor: 2}
+		*c = config{kind: exponential, base: base, factor: 2, reset: ResetOnSuccess}
 	})
 }
 
@@ -84,7 +92,7 @@ func Exponential(base time.Duration) Policy {
 // invalid.
 func Constant(d time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: constant, base: d, factor: 1}
+		*c = config{kind: constant, base: d, factor: 1, reset: ResetOnSuccess}
 	})
 }
 
@@ -93,7 +101,7 @@ func Constant(d time.Duration) Policy {
 // makes the policy invalid.
 func Custom(s backoff.Schedule) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: custom, sched: s, factor: 1}
+		*c = config{kind: custom, sched: s, factor: 1, reset: ResetOnSuccess}
 	})
 }
 
@@ -144,6 +152,58 @@ func (p Policy) WithRetryIf(retryable func(error) bool) Policy {
 	return p.with(func(c *config) { c.retryIf = retryable })
 }
 
+// WithJitter returns a copy that spreads its delays with j (see
+// backoff.JitterKind for the formulas). The jittered delay stays within the
+// cap. A Fraction outside its kind's range (≥ 0 for Proportional, 0 to 1 for
+// Symmetric, 0 for the others) or an unknown kind makes the policy invalid.
+func (p Policy) WithJitter(j backoff.Jitter) Policy {
+	return p.with(func(c *config) { c.jitter = j })
+}
+
+// WithRandom returns a copy that draws its jitter from src, so that a test
+// can reproduce a schedule from a seed (rand.NewPCG(seed, seed)). The policy
+// serialises its use of src, which need not be safe for concurrent use. nil
+// restores the default: math/rand/v2's global source, which is safe for
+// concurrent use and allocation-free.
+func (p Policy) WithRandom(src rand.Source) Policy {
+	return p.with(func(c *config) {
+		c.random = nil
+		if src != nil {
+			var mu sync.Mutex
+			c.random = func() uint64 {
+				mu.Lock()
+				defer mu.Unlock()
+				return src.Uint64()
+			}
+		}
+	})
+}
+
+// WithAttemptTimeout returns a copy that gives each attempt a context that
+// expires d after the attempt starts. An attempt cut off this way is retried
+// (unless the caller's context is done too), and its error matches
+// retry.ErrAttemptTimeout. The deadline follows the policy's clock when the
+// clock has a WithTimeout method, as benbjohnson/clock's Mock does.
+// WithAttemptTimeout(0) removes it; a negative d makes the policy invalid.
+func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
+	return p.with(func(c *config) { c.attemptTime = d })
+}
+
+// WithReset returns a copy that starts its sequence over by rule r. The
+// default is [ResetOnSuccess]; the kubelet's crash-loop rule is
+// Reset{AfterStableRun: 10 * time.Minute}. A negative duration makes the
+// policy invalid.
+func (p Policy) WithReset(r Reset) Policy {
+	return p.with(func(c *config) { c.reset = r })
+}
+
+// WithBudget returns a copy whose retries spend from b, which is shared with
+// every other policy given the same b. nil removes the budget. An invalid
+// budget makes the policy invalid.
+func (p Policy) WithBudget(b *Budget) Policy {
+	return p.with(func(c *config) { c.budget = b })
+}
+
 // Validate reports what is wrong with the policy, or nil. Its errors match
 // [ErrInvalid] and name the setting at fault; several faults are joined.
 func (p Policy) Validate() error { return p.cfg().err }
@@ -167,6 +227,24 @@ func (p Policy) Delay(n int) time.Duration {
 	return d
 }
 
+// Backoff returns the wait after failed attempt n, jittered: prev is the
+// wait before it (0 for the first). Without jitter it is Delay(n). The
+// result is never negative and never above the cap.
+func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
+	d := p.Delay(n)
+	c := p.cfg()
+	if c.jitter.Kind == backoff.NoJitter {
+		return d
+	}
+	var u uint64
+	if c.random != nil {
+		u = c.random()
+	} else {
+		u = rand.Uint64()
+	}
+	return c.jitter.Apply(d, prev, p.Delay(1), c.cap, u)
+}
+
 // MaxAttempts returns the attempt limit, counting the first call; 0 means
 // no limit.
 func (p Policy) MaxAttempts() int { return p.cfg().maxAttempts }
@@ -180,6 +258,18 @@ func (p Policy) Cap() time.Duration { return p.cfg().cap }
 // Clock returns the policy's clock, or nil for the real clock.
 func (p Policy) Clock() Clock { return p.cfg().clock }
 
+// Jitter returns the policy's jitter; the zero Jitter is none.
+func (p Policy) Jitter() backoff.Jitter { return p.cfg().jitter }
+
+// AttemptTimeout returns the per-attempt timeout; 0 means none.
+func (p Policy) AttemptTimeout() time.Duration { return p.cfg().attemptTime }
+
+// Reset returns the policy's reset rule.
+func (p Policy) Reset() Reset { return p.cfg().reset }
+
+// Budget returns the policy's retry budget, or nil.
+func (p Policy) Budget() *Budget { return p.cfg().budget }
+
 // Retryable reports whether the policy retries err. Package retry asks it
 // after handling retry.Permanent.
 func (p Policy) Retryable(err error) bool {
@@ -187,14 +277,17 @@ func (p Policy) Retryable(err error) bool {
 	return c.retryIf == nil || c.retryIf(err)
 }
 
-// String describes the policy in words, for example
-// "exponential 10s x2 cap 5m0s" or "constant 1s attempts 5 elapsed 1m0s".
+// String describes the policy in the syntax [Policy.UnmarshalText] reads,
+// for example "exponential 10s x2 cap 5m0s" or
+// "constant 1s attempts 5 elapsed 1m0s jitter full". Settings that have no
+// words (a clock, a retry predicate, a random source, a budget, a custom
+// schedule's function) are left out.
 func (p Policy) String() string {
 	c := p.cfg()
 	var b strings.Builder
 	switch c.kind {
 	case exponential:
-		fmt.Fprintf(&b, "exponential %v x%s", c.base, strconv.FormatFloat(c.factor, 'g', -1, 64))
+		fmt.Fprintf(&b, "exponential %v x%s", c.base, formatFloat(c.factor))
 	case constant:
 		fmt.Fprintf(&b, "constant %v", c.base)
 	case custom:
@@ -209,8 +302,34 @@ func (p Policy) String() string {
 	if c.maxElapsed != 0 {
 		fmt.Fprintf(&b, " elapsed %v", c.maxElapsed)
 	}
+	if j := c.jitter; j.Kind != backoff.NoJitter || j.Fraction != 0 {
+		fmt.Fprintf(&b, " jitter %v", j.Kind)
+		if j.Fraction != 0 || j.Kind == backoff.Proportional || j.Kind == backoff.Symmetric {
+			fmt.Fprintf(&b, " %s", formatFloat(j.Fraction))
+		}
+	}
+	if c.attemptTime != 0 {
+		fmt.Fprintf(&b, " attempt-timeout %v", c.attemptTime)
+	}
+	if r := c.reset; r != ResetOnSuccess {
+		b.WriteString(" reset")
+		if r == (Reset{}) {
+			b.WriteString(" none")
+		}
+		if r.OnSuccess {
+			b.WriteString(" success")
+		}
+		if r.AfterStableRun != 0 {
+			fmt.Fprintf(&b, " stable %v", r.AfterStableRun)
+		}
+		if r.AfterIdle != 0 {
+			fmt.Fprintf(&b, " idle %v", r.AfterIdle)
+		}
+	}
 	return b.String()
 }
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func (c *config) validate() error {
 	var errs []error
@@ -249,6 +368,29 @@ func (c *config) validate() error {
 	}
 	if c.maxElapsed < 0 {
 		bad("elapsed", "%v is negative (0 means no limit)", c.maxElapsed)
+	}
+	j := c.jitter
+	switch f := j.Fraction; {
+	case j.Kind > backoff.Symmetric:
+		bad("jitter", "unknown kind %d", j.Kind)
+	case j.Kind == backoff.Proportional && (!(f >= 0) || math.IsInf(f, 0)):
+		bad("jitter", "%s fraction %v is not a finite number ≥ 0", j.Kind, f)
+	case j.Kind == backoff.Symmetric && !(f >= 0 && f <= 1):
+		bad("jitter", "%s fraction %v is not between 0 and 1", j.Kind, f)
+	case j.Kind != backoff.Proportional && j.Kind != backoff.Symmetric && f != 0:
+		bad("jitter", "%s jitter takes no fraction, got %v", j.Kind, f)
+	}
+	if c.attemptTime < 0 {
+		bad("attempt-timeout", "%v is negative (0 means none)", c.attemptTime)
+	}
+	if c.reset.AfterStableRun < 0 {
+		bad("reset", "stable run %v is negative (0 turns it off)", c.reset.AfterStableRun)
+	}
+	if c.reset.AfterIdle < 0 {
+		bad("reset", "idle %v is negative (0 turns it off)", c.reset.AfterIdle)
+	}
+	if c.budget != nil && c.budget.err != nil {
+		errs = append(errs, c.budget.err)
 	}
 	return errors.Join(errs...)
 }

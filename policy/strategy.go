@@ -1,0 +1,69 @@
+package policy
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/retrykit/retrykit/backoff"
+)
+
+// Strategy returns a stateful backoff.Strategy that hands out this policy's
+// delays (jitter included) one at a time, for code that keeps its own loop.
+// It honours the reset rule: Reset starts over when the rule resets on
+// success (call it after a success); a Next that comes more than
+// Reset.AfterIdle after the previous one starts over, and so does one whose
+// run, from the end of the previous delay, lasted Reset.AfterStableRun or
+// more. Time is read from the policy's clock. Attempt and time limits are
+// not a Strategy's concern and are ignored.
+//
+// The Strategy is safe for concurrent use, though goroutines sharing one
+// share its sequence.
+func (p Policy) Strategy() backoff.Strategy {
+	return &strategy{p: p}
+}
+
+type strategy struct {
+	p Policy
+
+	mu   sync.Mutex
+	n    int           // delays handed out since the last start-over
+	prev time.Duration // the last delay handed out
+	last time.Time     // when it was handed out
+}
+
+func (s *strategy) Next() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.p.Reset()
+	if s.n > 0 && (r.AfterIdle > 0 || r.AfterStableRun > 0) {
+		now := s.now()
+		idle := now.Sub(s.last)
+		if r.StartsOver(false, idle-s.prev, idle) {
+			s.n, s.prev = 0, 0
+		}
+	}
+	if s.n < math.MaxInt {
+		s.n++
+	}
+	s.prev = s.p.Backoff(s.n, s.prev)
+	if r.AfterIdle > 0 || r.AfterStableRun > 0 {
+		s.last = s.now()
+	}
+	return s.prev
+}
+
+func (s *strategy) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p.Reset().OnSuccess {
+		s.n, s.prev = 0, 0
+	}
+}
+
+func (s *strategy) now() time.Time {
+	if clk := s.p.Clock(); clk != nil {
+		return clk.Now()
+	}
+	return time.Now()
+}
