@@ -11,6 +11,21 @@ import (
 // or time limit ends the call.
 var ErrExhausted = errors.New("retry: exhausted")
 
+// ErrBudgetExhausted is matched, with the last error, by the error a call
+// returns at once, instead of waiting, when its policy's retry budget allows
+// no more retries (see policy.Budget).
+var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
+
+// ErrAttemptTimeout is matched by an attempt's error when the policy's
+// per-attempt timeout cut the attempt off while the caller's context was
+// still live (see policy.Policy.WithAttemptTimeout). Such attempts are
+// retried; if the call then ends, its *Error's Last matches it.
+var ErrAttemptTimeout = errors.New("retry: attempt timed out")
+
+// ErrRejected is the error of an attempt whose value [RetryIfValue] rejected
+// although the operation returned no error.
+var ErrRejected = errors.New("retry: value rejected")
+
 // ErrInvalid is matched by the error [Do] returns, before anything runs, when
 // it is called with a nil context, a nil function or an invalid policy (the
 // latter also matches policy.ErrInvalid).
@@ -29,16 +44,20 @@ type Error struct {
 	// policy has a time limit, the clock is first read when the first
 	// attempt fails (so that a first-try success reads no clock); the
 	// first attempt's own duration is then not included.
+	// A call whose retries were all immediate and that had no timing
+	// setting (time limit, deadline, hooks, budget, reset rule) reads no
+	// clock and reports 0.
 	Elapsed time.Duration
 	// Last is the error of the last attempt, or nil if none ran.
 	Last error
-	// Cause says why the call stopped: ErrExhausted, or the context's error
-	// (context.DeadlineExceeded also when the next wait would have ended
-	// after the context's deadline).
+	// Cause says why the call stopped: ErrExhausted, ErrBudgetExhausted, or
+	// the context's error (context.DeadlineExceeded also when the next wait
+	// would have ended after the context's deadline).
 	Cause error
 
 	detail   string // what ended it, in words, when Cause alone does not say
 	ctxCause error  // context.Cause, when it differs from Cause
+	hint     bool   // a hinted wait was too long: matches ErrHintTooLong
 }
 
 func (e *Error) Error() string {
@@ -48,9 +67,12 @@ func (e *Error) Error() string {
 	case e.Attempts == 0:
 		fmt.Fprintf(&b, "%v before the first attempt", e.Cause)
 	case errors.Is(e.Cause, ErrExhausted):
-		fmt.Fprintf(&b, "gave up after %s in %v", attempts(e.Attempts), roundElapsed(e.Elapsed))
+		fmt.Fprintf(&b, "gave up after %s", attempts(e.Attempts))
 	default:
-		fmt.Fprintf(&b, "%v after %s in %v", e.Cause, attempts(e.Attempts), roundElapsed(e.Elapsed))
+		fmt.Fprintf(&b, "%v after %s", e.Cause, attempts(e.Attempts))
+	}
+	if e.Attempts > 0 && e.Elapsed > 0 {
+		fmt.Fprintf(&b, " in %v", roundElapsed(e.Elapsed))
 	}
 	if e.detail != "" {
 		b.WriteString(" (")
@@ -67,11 +89,16 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the cause, the context's cause where it differs, and the
-// last operation error, leaving out those that are nil.
+// Unwrap returns the cause, ErrHintTooLong where a hint was too long, the
+// context's cause where it differs, and the last operation error, leaving out
+// those that are nil.
 func (e *Error) Unwrap() []error {
-	errs := make([]error, 0, 3)
-	for _, err := range [...]error{e.Cause, e.ctxCause, e.Last} {
+	var hint error
+	if e.hint {
+		hint = ErrHintTooLong
+	}
+	errs := make([]error, 0, 4)
+	for _, err := range [...]error{e.Cause, hint, e.ctxCause, e.Last} {
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -110,29 +137,17 @@ type permanentError struct{ err error }
 func (p *permanentError) Error() string { return p.err.Error() }
 func (p *permanentError) Unwrap() error { return p.err }
 
-// isPermanent reports whether err carries the Permanent mark anywhere in its
-// tree. It walks the tree itself because errors.As would make its target
-// escape, an allocation on every failed attempt.
-func isPermanent(err error) bool {
-	for err != nil {
-		switch e := err.(type) {
-		case *permanentError:
-			return true
-		case interface{ Unwrap() error }:
-			err = e.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, inner := range e.Unwrap() {
-				if isPermanent(inner) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
-		}
-	}
-	return false
+// attemptTimeoutError is an attempt's error when its own timeout cut it off.
+type attemptTimeoutError struct {
+	timeout time.Duration
+	err     error
 }
+
+func (e *attemptTimeoutError) Error() string {
+	return fmt.Sprintf("attempt timed out after %v: %v", e.timeout, e.err)
+}
+
+func (e *attemptTimeoutError) Unwrap() []error { return []error{ErrAttemptTimeout, e.err} }
 
 // invalidCallError makes a policy's validation error match ErrInvalid too.
 type invalidCallError struct{ err error }

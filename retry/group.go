@@ -1,0 +1,19 @@
+package retry
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// Go runs Do(ctx, fn, p, opts...) in g: fan-out with retries, one line per
+// task. Pass the context of errgroup.WithContext as ctx: when one task fails
+// for good, the group's context is cancelled and every other task waiting
+// in a back-off returns at once with its last error kept, so g.Wait returns
+// promptly with the first error. g's SetLimit applies as it does to g.Go:
+// Go blocks until a slot is free.
+func Go(g *errgroup.Group, ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) {
+	g.Go(func() error { return Do(ctx, fn, p, opts...) })
+}

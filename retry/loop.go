@@ -1,0 +1,40 @@
+package retry
+
+import (
+	"context"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// Loop runs fn again and again, for reconnect and restart work (watch
+// streams, consumers, supervised processes), until ctx is done or fn returns
+// a [Permanent] error or one the policy does not retry. Between runs it waits
+// the policy's back-off, whether the run failed or succeeded, so that a run
+// that ends at once cannot spin.
+//
+// The policy's reset rule decides when the back-off starts over at its first
+// delay: by default after a run that returned nil; with
+// policy.Reset{AfterStableRun: 10 * time.Minute}, the kubelet's rule, after a
+// run that lasted ten minutes whatever its outcome. The policy's attempt and
+// time limits count from the last start-over, so that WithMaxAttempts(5)
+// means "give up after five runs in a row without a reset"; they end Loop
+// with an error matching [ErrExhausted].
+//
+// Each wait is reported to the hooks' OnRetry (with Err nil after a run that
+// succeeded, and Reset set when the back-off started over). When ctx ends
+// Loop, the error matches ctx's error and keeps the last run's error. Loop
+// always returns a non-nil error.
+func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
+	if fn == nil {
+		return errNilFunction
+	}
+	o := collect(opts)
+	if o.value != nil {
+		return errValueOption
+	}
+	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: true}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	return c.run(fn, nil, 0)
+}

@@ -1,0 +1,90 @@
+package retry
+
+import (
+	"context"
+	"time"
+)
+
+// An Option changes one call of [Do], [DoValue], [Loop] or [Go]. Options
+// are plain values: build one once and pass it to any number of calls.
+type Option struct {
+	hooks *Hooks
+	value any // func(T, error) bool, for DoValue
+}
+
+// options is what the options of one call add up to.
+type options struct {
+	hooks *Hooks
+	value any
+}
+
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		if opt.hooks != nil {
+			o.hooks = opt.hooks
+		}
+		if opt.value != nil {
+			o.value = opt.value
+		}
+	}
+	return o
+}
+
+// WithHooks returns an Option that tells h about the call's retries and its
+// end. A nil h, or nil fields in it, are skipped.
+func WithHooks(h *Hooks) Option { return Option{hooks: h} }
+
+// RetryIfValue returns an Option for [DoValue] that decides from an
+// attempt's value and error whether to retry: true retries (a 503 response,
+// an empty page), false ends the call with that value and error. An attempt
+// retried for its value alone counts as failed with [ErrRejected]. The
+// policy's own error predicate is not consulted where this one is given.
+// Given to Do, or to a DoValue of another T, it is an error matching
+// [ErrInvalid].
+func RetryIfValue[T any](retry func(T, error) bool) Option {
+	if retry == nil {
+		return Option{}
+	}
+	return Option{value: retry}
+}
+
+// Hooks observe a call: each retry before its wait starts, and the end. They
+// are called on the goroutine running the call and must not block it for
+// long. A zero Hooks observes nothing; a Hooks may be shared by concurrent
+// calls when its functions are safe for concurrent use.
+type Hooks struct {
+	// OnRetry is called when a wait is really about to start: after a
+	// failed attempt that will be retried, never after the final one.
+	OnRetry func(RetryEvent)
+	// OnDone is called once when the call ends, with what it returns.
+	OnDone func(DoneEvent)
+}
+
+// RetryEvent describes a retry about to wait.
+type RetryEvent struct {
+	Attempt int           // the attempt that just failed, counting the first call
+	Err     error         // its error; nil for a Loop run that succeeded
+	Delay   time.Duration // the wait about to start
+	Elapsed time.Duration // since the call (or, in Loop, the last start-over) began
+	Hinted  bool          // Delay came from the operation's hint (see After)
+	Reset   bool          // the reset rule started the back-off over before this wait
+}
+
+// DoneEvent describes how a call ended.
+type DoneEvent struct {
+	Attempts int           // attempts made, counting the first call
+	Elapsed  time.Duration // since the call began
+	Err      error         // what the call returns
+}
+
+// done returns ctx's error if ctx is done, reading it only after Done is
+// closed, which is race-free even for contexts whose Err takes no lock.
+func done(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
+}
