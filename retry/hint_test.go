@@ -17,7 +17,9 @@ func TestHintClampedToTheCap(t *testing.T) {
 	clk := retrytest.NewClock()
 	op := &script{errs: []error{retry.After(2*time.Hour, errFlaky)}}
 	done := make(chan error, 1)
-	go func() { done <- retry.Do(context.Background(), op.op, policy.Default().WithCap(5*time.Minute).WithClock(clk)) }()
+	go func() {
+		done <- retry.Do(context.Background(), op.op, policy.Default().WithCap(5*time.Minute).WithClock(clk))
+	}()
 	require.Equal(t, 5*time.Minute, clk.Step(t))
 	require.NoError(t, result(t, done))
 }

@@ -55,7 +55,7 @@ func TestHooksOnlyBeforeRealWaits(t *testing.T) {
 
 func TestHooksNotToldOfAWaitThatDoesNotHappen(t *testing.T) {
 	tests := []struct {
-		name string
+		name     string
 		deadline time.Duration // 0: none
 		p        policy.Policy
 	}{
