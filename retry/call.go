@@ -107,7 +107,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			if reset.StartsOver(succeeded, now.Sub(runStart), idle) {
 				pos, prev, startedOver = 0, 0, true
 				if c.loop {
+					// A failed run that reset the back-off is the first
+					// failure of the new sequence; a success is none.
 					since, epoch = 1, now
+					if succeeded {
+						since = 0
+					}
 				}
 			}
 		}
