@@ -1,0 +1,46 @@
+package policy_test
+
+import (
+	"testing"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// FuzzParse checks that parsing never panics, and that whatever parses
+// writes back to text that parses to the same policy.
+func FuzzParse(f *testing.F) {
+	for _, p := range roundTrips {
+		f.Add(p.String())
+	}
+	for _, s := range []string{"", "default", "exponential 1s x", "constant 1s reset none", "default reset success stable 1h idle 2h", "exponential 1ns x1e308 cap 1ns"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := policy.Parse(s)
+		if err != nil {
+			if p != (policy.Policy{}) {
+				t.Fatalf("Parse(%q) failed but returned a policy", s)
+			}
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("Parse(%q) returned an invalid policy: %v", s, err)
+		}
+		text, err := p.MarshalText()
+		if err != nil {
+			t.Fatalf("Parse(%q).MarshalText: %v", s, err)
+		}
+		q, err := policy.Parse(string(text))
+		if err != nil {
+			t.Fatalf("Parse(%q) = %q, which does not parse: %v", s, text, err)
+		}
+		if p.String() != q.String() || p.Reset() != q.Reset() || p.Jitter() != q.Jitter() {
+			t.Fatalf("round trip of %q: %q then %q", s, p, q)
+		}
+		for _, n := range []int{1, 2, 7, 64, 1 << 62} {
+			if p.Delay(n) != q.Delay(n) {
+				t.Fatalf("round trip of %q: Delay(%d) %v then %v", s, n, p.Delay(n), q.Delay(n))
+			}
+		}
+	})
+}

@@ -1,0 +1,189 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+)
+
+var roundTrips = []policy.Policy{
+	policy.Default(),
+	policy.Exponential(100 * time.Millisecond),
+	policy.Exponential(time.Second).WithFactor(1.6).WithCap(2 * time.Minute),
+	policy.Exponential(time.Second).WithFactor(1),
+	policy.Constant(0),
+	policy.Constant(250 * time.Millisecond).WithMaxAttempts(5).WithMaxElapsed(time.Minute),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Full}),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Equal}),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Decorrelated}),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Proportional, Fraction: 0.5}),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Proportional}),
+	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Symmetric, Fraction: 0.2}),
+	policy.Default().WithAttemptTimeout(3 * time.Second),
+	policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}),
+	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterIdle: 600 * time.Second}),
+	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterStableRun: time.Minute, AfterIdle: time.Hour}),
+	policy.Default().WithReset(policy.Reset{}),
+	policy.Exponential(time.Nanosecond).WithFactor(1e300).WithCap(time.Duration(1<<63 - 1)).WithMaxAttempts(1 << 62),
+}
+
+func TestTextRoundTrip(t *testing.T) {
+	for _, p := range roundTrips {
+		t.Run(p.String(), func(t *testing.T) {
+			text, err := p.MarshalText()
+			require.NoError(t, err)
+			q, err := policy.Parse(string(text))
+			require.NoError(t, err)
+			requireSamePolicy(t, p, q)
+		})
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, p := range roundTrips {
+		data, err := json.Marshal(p)
+		require.NoError(t, err)
+		var q policy.Policy
+		require.NoError(t, json.Unmarshal(data, &q), "%s", data)
+		requireSamePolicy(t, p, q)
+	}
+}
+
+func TestJSONInAConfigStruct(t *testing.T) {
+	var cfg struct {
+		Fetch policy.Policy `json:"fetch"`
+		Push  policy.Policy `json:"push"`
+	}
+	err := json.Unmarshal([]byte(`{
+		"fetch": "exponential 100ms x2 cap 5s attempts 5 jitter full",
+		"push": {"schedule": "exponential", "base": "1s", "factor": 1.6, "cap": "2m",
+		         "jitter": "symmetric", "jitter_fraction": 0.2, "attempt_timeout": "3s",
+		         "reset": {"stable": "10m"}}
+	}`), &cfg)
+	require.NoError(t, err)
+	require.Equal(t, "exponential 100ms x2 cap 5s attempts 5 jitter full", cfg.Fetch.String())
+	require.Equal(t, "exponential 1s x1.6 cap 2m0s jitter symmetric 0.2 attempt-timeout 3s reset stable 10m0s", cfg.Push.String())
+
+	var p policy.Policy
+	require.NoError(t, json.Unmarshal([]byte(`{"attempts": 3}`), &p))
+	require.Equal(t, "exponential 10s x2 cap 5m0s attempts 3", p.String(), "an object without a schedule changes the default")
+}
+
+func TestJSONRejects(t *testing.T) {
+	for _, in := range []string{
+		`{"schedule": "exponential", "base": "1s", "cap": "1ms"}`,
+		`{"schedule": "exponential", "base": "1s", "cpa": "1m"}`,
+		`{"base": "1s"}`,
+		`{"jitter_fraction": 0.5}`,
+		`{"attempts": "five"}`,
+		`42`,
+		`"exponential"`,
+		`{"schedule": "custom"}`,
+	} {
+		p := policy.Constant(time.Second)
+		err := json.Unmarshal([]byte(in), &p)
+		require.ErrorIs(t, err, policy.ErrInvalid, in)
+		require.Equal(t, "constant 1s", p.String(), "%s: a failed parse leaves the policy as it was", in)
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	p := policy.Default()
+	fs.Var(&p, "retry", "retry policy")
+	require.NoError(t, fs.Parse([]string{"-retry", "constant 2s attempts 4"}))
+	require.Equal(t, "constant 2s attempts 4", p.String())
+	require.Error(t, fs.Parse([]string{"-retry", "constant"}))
+	require.Equal(t, "constant 2s attempts 4", p.String())
+}
+
+func TestParseRejects(t *testing.T) {
+	tests := []struct{ in, quote string }{
+		{"", "unexpected end"},
+		{"   ", "unexpected end"},
+		{"expo 1s", `bad word "expo", expected a schedule`},
+		{"exponential", "unexpected end, expected a duration"},
+		{"exponential fast", `bad word "fast", expected a duration`},
+		{"exponential 10", `bad word "10", expected a duration`},
+		{"exponential 1s xtwo", `bad word "xtwo", expected a factor`},
+		{"exponential 1s x", `bad word "x", expected a factor`},
+		{"exponential 1s x0.5", "invalid factor"},
+		{"exponential 1s xNaN", "invalid factor"},
+		{"exponential 1s x+Inf", "invalid factor"},
+		{"exponential 0s", "invalid base"},
+		{"exponential -1s", "invalid base"},
+		{"constant -1s", "invalid delay"},
+		{"constant 1s x2", `bad word "x2", expected a setting`},
+		{"custom", `bad word "custom"`},
+		{"default cap", "unexpected end, expected a duration"},
+		{"default cap 1s", "invalid cap: 1s is below the base delay 10s"},
+		{"default cap -5m", "invalid cap"},
+		{"default cap 5m cap 6m", `bad word "cap", expected each setting once`},
+		{"default attempts", "unexpected end, expected a whole number"},
+		{"default attempts 2.5", `bad word "2.5", expected a whole number`},
+		{"default attempts -1", "invalid attempts"},
+		{"default attempts 99999999999999999999", `bad word "99999999999999999999"`},
+		{"default elapsed forever", `bad word "forever", expected a duration`},
+		{"default jitter", "unexpected end, expected a jitter kind"},
+		{"default jitter fuul", `bad word "fuul", expected a jitter kind`},
+		{"default jitter full 0.5", "invalid jitter: full jitter takes no fraction"},
+		{"default jitter symmetric 2", "invalid jitter: symmetric fraction 2"},
+		{"default jitter proportional -1", "invalid jitter"},
+		{"default attempt-timeout -1s", "invalid attempt-timeout"},
+		{"default reset", "unexpected end, expected a reset rule"},
+		{"default reset always", `bad word "always", expected a reset rule`},
+		{"default reset stable", "unexpected end, expected a duration"},
+		{"default reset success none", `bad word "none"`},
+		{"default reset success success", "each reset rule once"},
+		{"default reset stable -1m", "invalid reset"},
+		{"default retry 5", `bad word "retry", expected a setting`},
+		{"default 5s", `bad word "5s", expected a setting`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			p, err := policy.Parse(tt.in)
+			require.ErrorIs(t, err, policy.ErrInvalid)
+			require.Contains(t, err.Error(), tt.quote)
+			require.Equal(t, policy.Policy{}, p, "no half-parsed policy")
+		})
+	}
+}
+
+func TestMarshalRejects(t *testing.T) {
+	_, err := policy.Custom(backoff.Constant(1)).MarshalText()
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	_, err = policy.Constant(-1).MarshalText()
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	_, err = json.Marshal(policy.Constant(-1))
+	require.Error(t, err)
+}
+
+func TestParseAcceptsTheMultiplicationSign(t *testing.T) {
+	p, err := policy.Parse("exponential 10s ×2 cap 5m0s")
+	require.NoError(t, err)
+	requireSamePolicy(t, policy.Default(), p)
+}
+
+// requireSamePolicy compares two policies by their text and the delays
+// they give.
+func requireSamePolicy(t *testing.T, want, got policy.Policy) {
+	t.Helper()
+	require.Equal(t, want.String(), got.String())
+	require.Equal(t, want.MaxAttempts(), got.MaxAttempts())
+	require.Equal(t, want.MaxElapsed(), got.MaxElapsed())
+	require.Equal(t, want.Cap(), got.Cap())
+	require.Equal(t, want.Jitter(), got.Jitter())
+	require.Equal(t, want.AttemptTimeout(), got.AttemptTimeout())
+	require.Equal(t, want.Reset(), got.Reset())
+	for _, n := range []int{1, 2, 3, 10, 64, 1 << 40} {
+		require.Equal(t, want.Delay(n), got.Delay(n), "Delay(%d)", n)
+	}
+}
