@@ -69,7 +69,7 @@ func (e *Error) Error() string {
 	case errors.Is(e.Cause, ErrExhausted):
 		fmt.Fprintf(&b, "gave up after %s", attempts(e.Attempts))
 	default:
-		fmt.Fprintf(&b, "%v after %s", e.Cause, attempts(e.Attempts))
+		fmt.Fprintf(&b, "%s after %s", strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: "), attempts(e.Attempts))
 	}
 	if e.Attempts > 0 && e.Elapsed > 0 {
 		fmt.Fprintf(&b, " in %v", roundElapsed(e.Elapsed))

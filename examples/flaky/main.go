@@ -1,6 +1,6 @@
-// Command flaky shows retry.Do at work against a real, flaky dependency: a
-// loopback HTTP server that answers 503 to its first requests, called with
-// the kubelet back-off scaled down from seconds to milliseconds.
+// Command flaky shows retry.DoValue at work against a real, flaky
+// dependency: a loopback HTTP server that answers 503 to its first requests,
+// called with the kubelet back-off scaled down from seconds to milliseconds.
 //
 //	go run ./examples/flaky
 package main
@@ -41,27 +41,37 @@ func main() {
 	p := policy.Exponential(10 * time.Millisecond).WithCap(300 * time.Millisecond).WithMaxAttempts(6)
 	fmt.Printf("policy: %v\n", p)
 
+	hooks := retry.WithHooks(&retry.Hooks{
+		OnRetry: func(e retry.RetryEvent) {
+			fmt.Printf("attempt %d failed after %v: %v; waiting %v\n", e.Attempt, e.Elapsed.Round(time.Millisecond), e.Err, e.Delay)
+		},
+		OnDone: func(e retry.DoneEvent) {
+			fmt.Printf("done after %d attempts in %v: err = %v\n", e.Attempts, e.Elapsed.Round(time.Millisecond), e.Err)
+		},
+	})
+
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-
-	start := time.Now()
-	attempt := 0
 	body, err := retry.DoValue(ctx, func(ctx context.Context) (string, error) {
-		attempt++
-		at := time.Since(start).Round(time.Millisecond)
-		text, err := get(ctx, srv.URL)
-		if err != nil {
-			fmt.Printf("attempt %d at %5v: %v; next wait %v\n", attempt, at, err, p.Delay(attempt))
-			return "", err
-		}
-		fmt.Printf("attempt %d at %5v: ok\n", attempt, at)
-		return text, nil
-	}, p)
+		return get(ctx, srv.URL)
+	}, p, hooks)
 	if err != nil {
 		log.Printf("gave up: %v", err)
 		os.Exit(1)
 	}
 	fmt.Printf("body: %s", body)
+
+	// The same call against a server that never recovers: the attempt limit
+	// ends it, and the error keeps the server's last answer.
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	}))
+	defer down.Close()
+	_, err = retry.DoValue(ctx, func(ctx context.Context) (string, error) {
+		return get(ctx, down.URL)
+	}, p.WithMaxAttempts(3))
+	fmt.Printf("against a server that stays down:\n  %v\n  errors.Is(err, retry.ErrExhausted) = %v, errors.Is(err, errUnavailable) = %v\n",
+		err, errors.Is(err, retry.ErrExhausted), errors.Is(err, errUnavailable))
 }
 
 var errUnavailable = errors.New("service unavailable")

@@ -1,0 +1,119 @@
+// Command errgroup fans out over many items with retries: a real errgroup
+// with a concurrency limit, a loopback HTTP server that fails at random, and
+// a retry budget shared by every task so that a struggling server is not
+// buried under retries.
+//
+//	go run ./examples/errgroup
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+const (
+	items       = 400
+	concurrency = 16
+	failRate    = 0.3 // the share of requests the server answers with 503
+)
+
+func main() {
+	log.SetFlags(0)
+	var (
+		mu  sync.Mutex
+		rnd = rand.New(rand.NewPCG(1, 2))
+	)
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		mu.Lock()
+		fail := rnd.Float64() < failRate
+		mu.Unlock()
+		if fail {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintf(w, "item %s", r.URL.Query().Get("id"))
+	}))
+	defer srv.Close()
+
+	// 20 % of calls may be retried, plus 5 retries per second: Finagle's
+	// rule. One budget, shared by every task.
+	budget := policy.NewBudget(0.2, 5)
+	p := policy.Exponential(2 * time.Millisecond).WithCap(50 * time.Millisecond).WithMaxAttempts(4).
+		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithBudget(budget)
+	fmt.Printf("policy: %v, %v, %d items, %d at a time, server failing %.0f%% of requests\n",
+		p, budget, items, concurrency, failRate*100)
+
+	var attempts, retries, denied, exhausted, ok atomic.Int64
+	hooks := retry.WithHooks(&retry.Hooks{
+		OnRetry: func(retry.RetryEvent) { retries.Add(1) },
+		OnDone: func(e retry.DoneEvent) {
+			switch {
+			case e.Err == nil:
+				ok.Add(1)
+			case errors.Is(e.Err, retry.ErrBudgetExhausted):
+				denied.Add(1)
+			case errors.Is(e.Err, retry.ErrExhausted):
+				exhausted.Add(1)
+			}
+		},
+	})
+
+	// Each item is one line: retry.Go runs retry.Do in the group. A plain
+	// Group lets every item run even after one fails, so the summary covers
+	// them all; with errgroup.WithContext the first failure would cancel the
+	// rest, and tasks waiting in a back-off would return at once.
+	var g errgroup.Group
+	g.SetLimit(concurrency)
+	ctx := context.Background()
+	start := time.Now()
+	for id := range items {
+		retry.Go(&g, ctx, func(ctx context.Context) error {
+			attempts.Add(1)
+			return fetch(ctx, srv.URL, id)
+		}, p, hooks)
+	}
+	err := g.Wait()
+
+	fmt.Printf("\ncalls: %d in %v\n", items, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("attempts: %d (%d retries waited out), requests served: %d\n", attempts.Load(), retries.Load(), served.Load())
+	fmt.Printf("succeeded: %d, gave up at the attempt limit: %d, denied a retry by the budget: %d\n", ok.Load(), exhausted.Load(), denied.Load())
+	if err != nil {
+		fmt.Printf("first error, as g.Wait returns it: %v\n", err)
+	}
+}
+
+func fetch(ctx context.Context, base string, id int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/?id=%d", base, id), nil)
+	if err != nil {
+		return retry.Permanent(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("item %d: %s", id, resp.Status)
+	}
+	return nil
+}
