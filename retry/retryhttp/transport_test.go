@@ -1,0 +1,374 @@
+package retryhttp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retry/retrytest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// flaky serves the statuses in turn (the last one for ever) and records the
+// bodies it was sent.
+type flaky struct {
+	statuses []int
+	header   http.Header // added to every non-200 answer
+	mu       sync.Mutex
+	hits     int
+	bodies   []string
+}
+
+func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.hits++
+	f.bodies = append(f.bodies, string(body))
+	code := f.statuses[min(f.hits, len(f.statuses))-1]
+	f.mu.Unlock()
+	if code != http.StatusOK {
+		for k, v := range f.header {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, http.StatusText(code))
+}
+
+func (f *flaky) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hits
+}
+
+func serve(t *testing.T, h http.Handler) (*httptest.Server, *http.Client) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	base := srv.Client().Transport
+	t.Cleanup(func() {
+		base.(*http.Transport).CloseIdleConnections()
+		srv.Close()
+	})
+	return srv, &http.Client{Transport: retryhttp.New(base, policy.Constant(0).WithMaxAttempts(5))}
+}
+
+func body(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestGetRetriedUntilOK(t *testing.T) {
+	f := &flaky{statuses: []int{503, 502, 504, 429, 200}}
+	srv, client := serve(t, f)
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "OK", body(t, resp))
+	require.Equal(t, 5, f.count())
+}
+
+func TestFinalRetryableResponseReturnedUntouched(t *testing.T) {
+	f := &flaky{statuses: []int{503}}
+	srv, client := serve(t, f)
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err, "a RoundTripper that got a response reports it")
+	require.Equal(t, 503, resp.StatusCode)
+	require.Equal(t, "Service Unavailable", body(t, resp), "the final body is unread")
+	require.Equal(t, 5, f.count())
+}
+
+func TestOtherStatusesNotRetried(t *testing.T) {
+	for _, code := range []int{400, 401, 404, 500, 501} {
+		f := &flaky{statuses: []int{code, 200}}
+		srv, client := serve(t, f)
+		resp, err := client.Get(srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, code, resp.StatusCode)
+		body(t, resp)
+		require.Equal(t, 1, f.count(), "status %d", code)
+	}
+}
+
+func TestPostWithoutIdempotencyKeyNotRetried(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	srv, client := serve(t, f)
+	resp, err := client.Post(srv.URL, "text/plain", strings.NewReader("order #1"))
+	require.NoError(t, err)
+	require.Equal(t, 503, resp.StatusCode)
+	body(t, resp)
+	require.Equal(t, 1, f.count())
+}
+
+func TestPostWithIdempotencyKeyRetriedWithTheSameBody(t *testing.T) {
+	f := &flaky{statuses: []int{503, 503, 200}}
+	srv, client := serve(t, f)
+	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader([]byte("order #1")))
+	require.NoError(t, err)
+	req.Header.Set("Idempotency-Key", "7f3c")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	body(t, resp)
+	require.Equal(t, []string{"order #1", "order #1", "order #1"}, f.bodies)
+}
+
+func TestBodyThatCannotBeRewoundIsSentOnce(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	srv, client := serve(t, f)
+	req, err := http.NewRequest(http.MethodPut, srv.URL, io.NopCloser(strings.NewReader("stream")))
+	require.NoError(t, err)
+	require.Nil(t, req.GetBody)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 503, resp.StatusCode)
+	body(t, resp)
+	require.Equal(t, []string{"stream"}, f.bodies, "sent once, whole")
+}
+
+func TestConnectionErrorsRetried(t *testing.T) {
+	var n atomic.Int32
+	srv, client := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			require.NoError(t, err)
+			_ = conn.Close() // EOF before any response
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "ok", body(t, resp))
+	require.Equal(t, int32(3), n.Load())
+}
+
+func TestDialRefusedRetriedThenReported(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	var ev []retry.RetryEvent
+	tr := retryhttp.New(&http.Transport{}, policy.Constant(0).WithMaxAttempts(3))
+	tr.Options = []retry.Option{retry.WithHooks(&retry.Hooks{OnRetry: func(e retry.RetryEvent) { ev = append(ev, e) }})}
+	_, err = (&http.Client{Transport: tr}).Get("http://" + addr)
+	require.Error(t, err)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Len(t, ev, 2, "refused twice more after the first")
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := retrytest.NewClock().Now()
+	tests := []struct {
+		header string
+		want   time.Duration
+	}{
+		{"3", 3 * time.Second},
+		{now.Add(3 * time.Second).UTC().Format(http.TimeFormat), 3 * time.Second},
+		{"99999999", 5 * time.Minute}, // clamped to the cap
+		{"-1", 10 * time.Second},      // the schedule
+		{"abc", 10 * time.Second},
+		{now.Add(-time.Hour).UTC().Format(http.TimeFormat), 10 * time.Second},
+		{"", 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.header, func(t *testing.T) {
+			clk := retrytest.NewClock()
+			f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {tt.header}}}
+			if tt.header == "" {
+				f.header = nil
+			}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			base := srv.Client().Transport.(*http.Transport)
+			defer base.CloseIdleConnections()
+			client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+
+			done := make(chan *http.Response, 1)
+			go func() {
+				resp, err := client.Get(srv.URL)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- resp
+			}()
+			require.Equal(t, tt.want, clk.Step(t))
+			resp := <-done
+			require.Equal(t, 200, resp.StatusCode)
+			body(t, resp)
+		})
+	}
+}
+
+func TestCancelMidWait(t *testing.T) {
+	clk := retrytest.NewClock()
+	f := &flaky{statuses: []int{503}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Do(req)
+		if resp != nil {
+			resp.Body.Close()
+			t.Error("a response with a cancelled context")
+		}
+		done <- err
+	}()
+	clk.Step(t)
+	clk.NextWait(t) // parked in the second, 20s wait
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RoundTrip did not return")
+	}
+	require.ErrorIs(t, err, context.Canceled)
+	require.Contains(t, err.Error(), "status 503 Service Unavailable")
+	require.Equal(t, 2, f.count())
+}
+
+func TestRetryAfterPastTheDeadlineReturnsTheResponse(t *testing.T) {
+	clk := retrytest.NewClock()
+	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"120"}}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 503, resp.StatusCode, "the server's answer, at once, rather than a wait past the deadline")
+	require.Equal(t, "120", resp.Header.Get("Retry-After"))
+	body(t, resp)
+	require.Zero(t, clk.Waits())
+}
+
+func TestAttemptTimeoutPolicyRefused(t *testing.T) {
+	tr := retryhttp.New(nil, policy.Default().WithAttemptTimeout(time.Second))
+	req := httptest.NewRequest(http.MethodGet, "http://example.invalid", nil)
+	_, err := tr.RoundTrip(req)
+	require.ErrorIs(t, err, retry.ErrInvalid)
+}
+
+func TestInvalidPolicyIsAnError(t *testing.T) {
+	tr := retryhttp.New(nil, policy.Constant(-1))
+	req := httptest.NewRequest(http.MethodGet, "http://example.invalid", nil)
+	_, err := tr.RoundTrip(req)
+	require.ErrorIs(t, err, policy.ErrInvalid)
+}
+
+func TestNoConnectionLeak(t *testing.T) {
+	var conns atomic.Int32
+	var n atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, strings.Repeat("busy ", 1000))
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	base := srv.Client().Transport.(*http.Transport)
+	client := &http.Client{Transport: retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3))}
+	for range 1000 {
+		resp, err := client.Get(srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, "ok", body(t, resp))
+	}
+	require.Equal(t, int32(2000), n.Load(), "every request was retried once")
+	require.LessOrEqual(t, conns.Load(), int32(2), "keep-alive reuse: connections opened")
+	base.CloseIdleConnections()
+	srv.Close()
+	goleak.VerifyNone(t)
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"3", 3 * time.Second, true},
+		{" 120 ", 2 * time.Minute, true},
+		{"0", 0, false},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"3s", 0, false},
+		{"abc", 0, false},
+		{"", 0, false},
+		{"+3", 0, false},
+		{"99999999999999999999999", time.Duration(1<<63 - 1), true},
+		{"9223372036", 9223372036 * time.Second, true},
+		{"9223372037", time.Duration(1<<63 - 1), true},
+		{"Sun, 29 Nov 2026 12:00:03 GMT", 3 * time.Second, true},
+		{"Sunday, 29-Nov-26 12:00:03 GMT", 3 * time.Second, true},
+		{"Sun Nov 29 12:00:03 2026", 3 * time.Second, true},
+		{"Sun, 29 Nov 2026 11:00:00 GMT", 0, false},
+		{"Sun, 29 Nov 2026 12:00:00 GMT", 0, false},
+		{"Sun, 32 Nov 2026 12:00:00 GMT", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := retryhttp.ParseRetryAfter(tt.in, now)
+		require.Equal(t, tt.ok, ok, "%q", tt.in)
+		require.Equal(t, tt.want, got, "%q", tt.in)
+	}
+}
+
+func TestConnectionErrorClassification(t *testing.T) {
+	require.True(t, retryhttp.ConnectionError(io.EOF))
+	require.True(t, retryhttp.ConnectionError(&net.OpError{Op: "dial", Err: errors.New("refused")}))
+	require.False(t, retryhttp.ConnectionError(context.Canceled))
+	require.False(t, retryhttp.ConnectionError(errors.New("unsupported protocol scheme")))
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"3", "0", "-1", "abc", "99999999999999999999999", "Sun, 29 Nov 2026 12:00:03 GMT", "Sun Nov 29 12:00:03 2026", " 7 ", ""} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := retryhttp.ParseRetryAfter(s, now)
+		if ok && d <= 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, true: a wait must be positive", s, d)
+		}
+		if !ok && d != 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, false", s, d)
+		}
+	})
+}
