@@ -47,6 +47,7 @@ type config struct {
 	reset       Reset
 	budget      *Budget
 	err         error // what Validate reports, worked out once per value
+	notSimple   bool  // what Simple reports, negated so that the zero config is simple
 }
 
 var defaultConfig = config{
@@ -68,7 +69,7 @@ func (p Policy) cfg() *config {
 func (p Policy) with(change func(*config)) Policy {
 	c := *p.cfg()
 	change(&c)
-	c.err = c.validate()
+	c.seal()
 	return Policy{c: &c}
 }
 
@@ -204,6 +205,12 @@ func (p Policy) WithBudget(b *Budget) Policy {
 	return p.with(func(c *config) { c.budget = b })
 }
 
+// Simple reports whether p is valid and a call under it needs nothing
+// prepared before its first attempt: no time limit (which reads the clock),
+// retry budget, per-attempt timeout or stable-run reset rule. Package retry
+// gives such calls a shorter first-try path.
+func (p Policy) Simple() bool { return !p.cfg().notSimple }
+
 // Validate reports what is wrong with the policy, or nil. Its errors match
 // [ErrInvalid] and name the setting at fault; several faults are joined.
 func (p Policy) Validate() error { return p.cfg().err }
@@ -330,6 +337,12 @@ func (p Policy) String() string {
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// seal works out what Validate and Simple report, once per value.
+func (c *config) seal() {
+	c.err = c.validate()
+	c.notSimple = c.err != nil || c.maxElapsed != 0 || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+}
 
 func (c *config) validate() error {
 	var errs []error

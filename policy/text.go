@@ -351,7 +351,7 @@ func parseWords(words []string, text string) (Policy, error) {
 			return fail("a setting: cap, attempts, elapsed, jitter, attempt-timeout or reset")
 		}
 	}
-	c.err = c.validate()
+	c.seal()
 	if c.err != nil {
 		return Policy{}, fmt.Errorf("policy: parse %q: %w", text, c.err)
 	}

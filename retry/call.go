@@ -57,7 +57,8 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p := c.p
 	defer c.stopTimer()
 	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.Reset(), p.Budget()
-	_, hasDeadline := c.ctx.Deadline()
+	deadline, hasDeadline := c.ctx.Deadline()
+	ctxDone := c.ctx.Done() // nil for a context that is never done
 	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || reset.AfterIdle > 0 || reset.AfterStableRun > 0
 
 	var (
@@ -90,8 +91,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				return c.finish(n, err)
 			}
 		}
-		if cerr := done(c.ctx); cerr != nil {
-			return c.finish(n, c.stopped(cerr, n, err))
+		if ctxDone != nil {
+			select {
+			case <-ctxDone:
+				return c.finish(n, c.stopped(c.ctx.Err(), n, err))
+			default:
+			}
 		}
 
 		var now time.Time
@@ -139,7 +144,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			e.hint = m.hinted
 			return c.finish(n, e)
 		}
-		if deadline, ok := c.ctx.Deadline(); ok && !now.Add(d).Before(deadline) {
+		if hasDeadline && !now.Add(d).Before(deadline) {
 			e := &Error{Attempts: n, Elapsed: c.elapsed(now), Last: err, Cause: context.DeadlineExceeded}
 			e.detail = fmt.Sprintf("the next wait of %v would end after the deadline", d)
 			e.hint = m.hinted

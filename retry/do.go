@@ -38,6 +38,20 @@ var (
 // times it waits. fn may return [After] to say how long to wait. A panic in
 // fn is not recovered.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
+	// The first-try path: a few loads and the call, so that Do costs next
+	// to nothing when nothing fails. ctx.Err is read directly here, as the
+	// standard library does; later checks go through Done.
+	if len(opts) == 0 && fn != nil && ctx != nil && p.Simple() && ctx.Err() == nil {
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		return retryFirst(ctx, fn, p, err)
+	}
+	return do(ctx, fn, p, opts)
+}
+
+func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option) error {
 	if fn == nil {
 		return errNilFunction
 	}
@@ -59,12 +73,40 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	return c.run(fn, err, 1)
 }
 
+// retryFirst continues a call whose first attempt, made by the quick path,
+// failed with err.
+func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Policy, err error) error {
+	c := call{ctx: ctx, p: p, clk: p.Clock()}
+	return c.run(fn, err, 1)
+}
+
 // DoValue is [Do] for an operation that returns a value. It returns the
 // value of the last attempt with the error of Do, so that a value the
 // operation returned with its error (a response, a partial result) is not
 // lost; when no attempt ran it is T's zero value. [RetryIfValue] retries on
 // the value as well as the error.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
+	if len(opts) == 0 && fn != nil && ctx != nil && p.Simple() && ctx.Err() == nil {
+		v, err := fn(ctx)
+		if err == nil {
+			return v, nil
+		}
+		return retryValueFirst(ctx, fn, p, v, err)
+	}
+	return doValue(ctx, fn, p, opts)
+}
+
+func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, v T, err error) (T, error) {
+	c := call{ctx: ctx, p: p, clk: p.Clock()}
+	err = c.run(func(ctx context.Context) error {
+		var err error
+		v, err = fn(ctx)
+		return err
+	}, err, 1)
+	return v, err
+}
+
+func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
 	var v T
 	if fn == nil {
 		return v, errNilFunction
@@ -76,18 +118,6 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	}
 	c := call{ctx: ctx, p: p, hooks: o.hooks, classified: pred != nil}
 	if err := c.begin(); err != nil {
-		return v, err
-	}
-	if pred == nil && c.plain() {
-		var err error
-		if v, err = fn(ctx); err == nil {
-			return v, nil
-		}
-		err = c.run(func(ctx context.Context) error {
-			var err error
-			v, err = fn(ctx)
-			return err
-		}, err, 1)
 		return v, err
 	}
 	err := c.run(func(ctx context.Context) error {
