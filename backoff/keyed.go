@@ -37,8 +37,9 @@ type keyedEntry struct {
 // over for a key whose last Next is more than idle ago. client-go's
 // ImagePullBackOff is NewKeyed[K](Cap(Exponential{10s, 2}, 300s), 600s): the
 // idle window is twice the cap. An idle ≤ 0 means keys never start over by
-// themselves and are removed only by [Keyed.Reset].
+// themselves and are removed only by [Keyed.Reset]. A nil s panics.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
+	mustSchedule(s, "NewKeyed")
 	return &Keyed[K]{s: s, idle: idle, entries: make(map[K]keyedEntry)}
 }
 

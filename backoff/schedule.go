@@ -41,9 +41,19 @@ func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
 // the result then only clamps negative delays to zero.
 //
 // The cap is a ceiling, never a stop condition: attempts past the point where
-// the cap is reached keep waiting the cap.
+// the cap is reached keep waiting the cap. A nil s panics.
 func Cap(s Schedule, limit time.Duration) Schedule {
+	mustSchedule(s, "Cap")
 	return capped{s: s, limit: limit}
+}
+
+// mustSchedule panics, at construction rather than at first use, for a nil
+// schedule: a programming error that no configuration can cause (package
+// policy reports a nil custom schedule as an invalid policy instead).
+func mustSchedule(s Schedule, fn string) {
+	if s == nil {
+		panic("backoff: " + fn + ": nil Schedule")
+	}
 }
 
 type capped struct {

@@ -28,8 +28,10 @@ func Default() Strategy {
 // rather than wrapping.
 //
 // The Strategy is safe for concurrent use, though goroutines sharing one
-// share its sequence too.
+// share its sequence too. A nil s is a programming error no input can cause,
+// and panics here rather than at the first Next.
 func NewStrategy(s Schedule) Strategy {
+	mustSchedule(s, "NewStrategy")
 	return &strategy{s: s}
 }
 

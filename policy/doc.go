@@ -1,9 +1,39 @@
 // Package policy describes how to retry as an immutable [Policy] value: which
-// delays to wait, when to stop, which errors to retry and which [Clock] to
-// read. Package retry runs operations under a policy.
+// delays to wait (schedule, cap, jitter), when to stop (attempt and time
+// limits, a shared [Budget]), which errors to retry, when to start over
+// ([Reset]) and which [Clock] to read. Package retry runs operations under a
+// policy.
 //
 // A Policy is built from [Default], [Exponential], [Constant] or [Custom] and
-// refined with With… methods, each of which returns a modified copy. Bad
-// settings are not a panic: [Policy.Validate] reports them as errors matching
-// [ErrInvalid], and retry.Do refuses to run an invalid policy.
+// refined with With… methods, each of which returns a modified copy; it
+// also reads from text, JSON and flags ([Parse]). Bad settings are never a
+// panic: [Policy.Validate] reports them as errors matching [ErrInvalid], and
+// retry.Do refuses to run an invalid policy.
+//
+// # Bad input
+//
+// Every setting has a documented meaning for every value (the table is the
+// test TestHostileInput):
+//
+//	setting                      invalid (Validate error)         special meaning
+//	Exponential(base)            base ≤ 0                         —
+//	Constant(d)                  d < 0                            0: retry at once, no timer
+//	Custom(s)                    s == nil                         negative delays wait 0
+//	WithFactor(f)                f < 1, NaN, ±Inf; on a           1: no growth; huge: saturates
+//	                             constant or custom policy
+//	WithCap(d)                   d < 0; 0 < d < base              0: no cap
+//	WithMaxAttempts(n)           n < 0                            0: no limit; 1: no retry
+//	WithMaxElapsed(d)            d < 0                            0: no limit
+//	WithAttemptTimeout(d)        d < 0                            0: none
+//	WithReset(r)                 a negative duration              zero Reset: never start over
+//	WithJitter(j)                unknown kind; fraction NaN,      —
+//	                             ±Inf, < 0, > 1 (symmetric), ≠ 0
+//	                             (full, equal, decorrelated)
+//	WithBudget(NewBudget(r, f))  r or f NaN, ±Inf, < 0            nil: no budget; 0, 0: no retries
+//	WithClock, WithRetryIf,      —                                nil: real clock, retry every
+//	WithRandom                                                    error, default source
+//
+// Delays are computed with saturating arithmetic: for every policy, valid or
+// not, and every attempt number, [Policy.Delay] and [Policy.Backoff] are
+// within [0, cap].
 package policy

@@ -1,8 +1,11 @@
 package policy_test
 
 import (
+	"math"
 	"testing"
+	"time"
 
+	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -41,6 +44,34 @@ func FuzzParse(f *testing.F) {
 			if p.Delay(n) != q.Delay(n) {
 				t.Fatalf("round trip of %q: Delay(%d) %v then %v", s, n, p.Delay(n), q.Delay(n))
 			}
+		}
+	})
+}
+
+// FuzzDelay checks the policy's shortcut for doubling and constant
+// schedules against the general closed form of package backoff, for every
+// base, cap and attempt.
+func FuzzDelay(f *testing.F) {
+	f.Add(int64(10*time.Second), int64(300*time.Second), 7, true)
+	f.Add(int64(1), int64(0), 64, true)
+	f.Add(int64(3), int64(0), math.MaxInt, true)
+	f.Add(int64(math.MaxInt64), int64(0), 2, true)
+	f.Add(int64(time.Second), int64(time.Second), math.MinInt, false)
+	f.Fuzz(func(t *testing.T, base, limit int64, n int, doubling bool) {
+		var p policy.Policy
+		var want time.Duration
+		if doubling {
+			p = policy.Exponential(time.Duration(base)).WithCap(time.Duration(limit))
+			want = backoff.Cap(backoff.Exponential{Base: time.Duration(base), Factor: 2}, time.Duration(limit)).Delay(n)
+		} else {
+			p = policy.Constant(time.Duration(base)).WithCap(time.Duration(limit))
+			want = backoff.Cap(backoff.Constant(base), time.Duration(limit)).Delay(n)
+		}
+		if p.Validate() != nil {
+			return
+		}
+		if got := p.Delay(n); got != want {
+			t.Fatalf("%v: Delay(%d) = %v, want %v", p, n, got, want)
 		}
 	})
 }

@@ -46,17 +46,19 @@ type config struct {
 	attemptTime time.Duration // per-attempt timeout; 0: none
 	reset       Reset
 	budget      *Budget
-	err         error // what Validate reports, worked out once per value
-	notSimple   bool  // what Simple reports, negated so that the zero config is simple
+	err         error         // what Validate reports, worked out once per value
+	notSimple   bool          // what Simple reports, negated so that the zero config is simple
+	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
+	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
 }
 
-var defaultConfig = config{
+var defaultConfig = sealed(config{
 	kind:   exponential,
 	base:   10 * time.Second,
 	factor: 2,
 	cap:    300 * time.Second,
 	reset:  ResetOnSuccess,
-}
+})
 
 func (p Policy) cfg() *config {
 	if p.c == nil {
@@ -218,7 +220,26 @@ func (p Policy) Validate() error { return p.cfg().err }
 // Delay returns the wait after failed attempt n (n ≥ 1; n < 1 counts as 1),
 // capped and never negative. It is defined for every n up to math.MaxInt.
 func (p Policy) Delay(n int) time.Duration {
-	c := p.cfg()
+	c := p.c
+	if c == nil {
+		c = &defaultConfig
+	}
+	// A valid doubling schedule is an exact shift below its ceiling (the
+	// cap, or saturation) and the ceiling after: worked out on the spot.
+	// Everything else takes the general path.
+	if c.shifts > 0 {
+		if k := uint(n - 1); k < c.shifts {
+			return c.base << (k & 63)
+		}
+		if n > 0 {
+			return c.ceiling
+		}
+	}
+	return c.delay(n)
+}
+
+// delay is Delay's general path.
+func (c *config) delay(n int) time.Duration {
 	var d time.Duration
 	switch c.kind {
 	case exponential:
@@ -226,7 +247,9 @@ func (p Policy) Delay(n int) time.Duration {
 	case constant:
 		d = backoff.Constant(c.base).Delay(n)
 	case custom:
-		d = max(c.sched.Delay(n), 0)
+		if c.sched != nil { // nil only in an invalid policy, whose Delay is still defined
+			d = max(c.sched.Delay(n), 0)
+		}
 	}
 	if c.cap > 0 && d > c.cap {
 		d = c.cap
@@ -238,10 +261,9 @@ func (p Policy) Delay(n int) time.Duration {
 // wait before it (0 for the first). Without jitter it is Delay(n). The
 // result is never negative and never above the cap.
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
-	d := p.Delay(n)
 	c := p.cfg()
 	if c.jitter.Kind == backoff.NoJitter {
-		return d
+		return p.Delay(n)
 	}
 	var u uint64
 	if c.random != nil {
@@ -249,7 +271,7 @@ func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 	} else {
 		u = rand.Uint64()
 	}
-	return c.jitter.Apply(d, prev, p.Delay(1), c.cap, u)
+	return c.jitter.Apply(p.Delay(n), prev, p.Delay(1), c.cap, u)
 }
 
 // MaxAttempts returns the attempt limit, counting the first call; 0 means
@@ -342,6 +364,25 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.err = c.validate()
 	c.notSimple = c.err != nil || c.maxElapsed != 0 || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+	c.shifts, c.ceiling = 0, 0
+	if c.err == nil && c.kind == constant {
+		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
+	}
+	if c.err == nil && c.kind == exponential && c.factor == 2 {
+		c.ceiling = time.Duration(math.MaxInt64)
+		if c.cap > 0 {
+			c.ceiling = c.cap
+		}
+		for c.shifts < 63 && c.base<<c.shifts>>c.shifts == c.base && c.base<<c.shifts <= c.ceiling {
+			c.shifts++
+		}
+	}
+}
+
+// sealed returns c sealed, for package-level configs.
+func sealed(c config) config {
+	c.seal()
+	return c
 }
 
 func (c *config) validate() error {

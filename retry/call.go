@@ -69,8 +69,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		runStart = c.start     // when the current attempt started (stable-run rule)
 		lastFail time.Time     // when the previous attempt failed (idle rule)
 	)
+	timeout := p.AttemptTimeout()
 	if n == 0 {
-		err = c.attempt(fn)
+		err = c.attempt(fn, timeout)
 		n, since = 1, 1
 	}
 	for {
@@ -139,7 +140,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if d > 0 && now.IsZero() {
 			now = c.now() // a real wait is coming: time it from here at the latest
 		}
-		if maxElapsed > 0 && now.Sub(epoch)+d > maxElapsed {
+		if maxElapsed > 0 && d > maxElapsed-max(now.Sub(epoch), 0) { // written so that a huge d cannot overflow
 			e := c.exhausted(n, err, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
 			e.hint = m.hinted
 			return c.finish(n, e)
@@ -166,15 +167,18 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if reset.AfterStableRun > 0 {
 			runStart = c.now()
 		}
-		err = c.attempt(fn)
+		if timeout == 0 {
+			err = fn(c.ctx)
+		} else {
+			err = c.attempt(fn, timeout)
+		}
 		n++
 		since++
 	}
 }
 
 // attempt runs fn once, under the policy's per-attempt timeout if it has one.
-func (c *call) attempt(fn func(context.Context) error) error {
-	timeout := c.p.AttemptTimeout()
+func (c *call) attempt(fn func(context.Context) error, timeout time.Duration) error {
 	if timeout <= 0 {
 		return fn(c.ctx)
 	}

@@ -1,0 +1,65 @@
+package retry_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retry/retrytest"
+)
+
+func TestHostileCalls(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		run  func() error
+		want error // nil: the call succeeds
+	}{
+		{"Do nil fn", func() error { return retry.Do(ctx, nil, policy.Default()) }, retry.ErrInvalid},
+		{"Do nil ctx", func() error { return retry.Do(nil, succeed, policy.Default()) }, retry.ErrInvalid},                               //nolint:staticcheck // the point
+		{"Loop nil ctx", func() error { return retry.Loop(nil, succeed, policy.Default()) }, retry.ErrInvalid},                           //nolint:staticcheck // the point
+		{"DoValue nil ctx", func() error { _, err := retry.DoValue(nil, succeedValue, policy.Default()); return err }, retry.ErrInvalid}, //nolint:staticcheck // the point
+		{"invalid policy", func() error { return retry.Do(ctx, succeed, policy.Exponential(-1)) }, policy.ErrInvalid},
+		{"nil hooks", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.WithHooks(nil)) }, nil},
+		{"empty hooks", func() error {
+			return retry.Do(ctx, fails(2, errFlaky).op, policy.Constant(0), retry.WithHooks(&retry.Hooks{}))
+		}, nil},
+		{"zero Option", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.Option{}) }, nil},
+		{"nil value predicate", func() error {
+			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), retry.RetryIfValue[int](nil))
+			return err
+		}, nil},
+		{"zero Policy is the default", func() error { return retry.Do(ctx, succeed, policy.Policy{}) }, nil},
+		{"attempts MaxInt", func() error {
+			return retry.Do(ctx, fails(3, errFlaky).op, policy.Constant(0).WithMaxAttempts(math.MaxInt))
+		}, nil},
+		{"huge hint under a time limit does not overflow", func() error {
+			clk := retrytest.NewClock()
+			return retry.Do(ctx, func(context.Context) error {
+				clk.Add(time.Second) // elapsed > 0, so elapsed+hint would wrap
+				return retry.After(math.MaxInt64, errFlaky)
+			}, policy.Exponential(time.Second).WithMaxElapsed(time.Hour).WithClock(clk))
+		}, retry.ErrHintTooLong},
+		{"huge delay past a deadline", func() error {
+			ctx, cancel := context.WithTimeout(ctx, time.Hour)
+			defer cancel()
+			return retry.Do(ctx, fails(1, errFlaky).op, policy.Constant(math.MaxInt64))
+		}, context.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { err = tt.run() })
+			if tt.want == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, tt.want)
+			}
+		})
+	}
+}
