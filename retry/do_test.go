@@ -160,7 +160,7 @@ func TestInvalidCalls(t *testing.T) {
 		also error
 	}{
 		{"nil function", func() error { return retry.Do(context.Background(), nil, policy.Default()) }, nil},
-		{"nil context", func() error { return retry.Do(nil, fn, policy.Default()) }, nil}, //nolint:staticcheck // the nil context is the point
+		{"nil context", func() error { return retry.Do(nilContext, fn, policy.Default()) }, nil},
 		{"invalid policy", func() error { return retry.Do(context.Background(), fn, policy.Default().WithCap(-1)) }, policy.ErrInvalid},
 		{"nil value function", func() error {
 			_, err := retry.DoValue[int](context.Background(), nil, policy.Default())

@@ -21,9 +21,9 @@ func TestHostileCalls(t *testing.T) {
 		want error // nil: the call succeeds
 	}{
 		{"Do nil fn", func() error { return retry.Do(ctx, nil, policy.Default()) }, retry.ErrInvalid},
-		{"Do nil ctx", func() error { return retry.Do(nil, succeed, policy.Default()) }, retry.ErrInvalid},                               //nolint:staticcheck // the point
-		{"Loop nil ctx", func() error { return retry.Loop(nil, succeed, policy.Default()) }, retry.ErrInvalid},                           //nolint:staticcheck // the point
-		{"DoValue nil ctx", func() error { _, err := retry.DoValue(nil, succeedValue, policy.Default()); return err }, retry.ErrInvalid}, //nolint:staticcheck // the point
+		{"Do nil ctx", func() error { return retry.Do(nilContext, succeed, policy.Default()) }, retry.ErrInvalid},
+		{"Loop nil ctx", func() error { return retry.Loop(nilContext, succeed, policy.Default()) }, retry.ErrInvalid},
+		{"DoValue nil ctx", func() error { _, err := retry.DoValue(nilContext, succeedValue, policy.Default()); return err }, retry.ErrInvalid},
 		{"invalid policy", func() error { return retry.Do(ctx, succeed, policy.Exponential(-1)) }, policy.ErrInvalid},
 		{"nil hooks", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.WithHooks(nil)) }, nil},
 		{"empty hooks", func() error {
@@ -63,3 +63,7 @@ func TestHostileCalls(t *testing.T) {
 		})
 	}
 }
+
+// nilContext is hostile input: a nil context, which Do must refuse with an
+// error rather than a panic.
+var nilContext context.Context
