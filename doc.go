@@ -2,21 +2,28 @@
 // disks, cloud APIs) again after a growing, bounded delay, and gives up in a
 // way the caller can understand. This package holds no code; it is the tour.
 //
-// # The three layers
+// # The layers
 //
 // Imports point down only:
 //
 //   - package retry runs operations: retry.Do and the generic retry.DoValue
 //     call a function until it succeeds, returns a permanent error, exhausts
-//     the policy or the context says stop. All the state of a call lives on
-//     its stack.
+//     the policy or the context says stop; retry.Loop restarts long-running
+//     work (consumers, watches, supervised processes); retry.Go fans out over
+//     an errgroup. All the state of a call lives on its stack.
 //   - package policy describes how to retry as an immutable value: the
-//     schedule, its cap, attempt and time limits, which errors to retry and
-//     which clock to read. Every With… method returns a copy, so one policy
-//     is shared safely by any number of goroutines.
+//     schedule, its cap and jitter, attempt and time limits, which errors to
+//     retry, when to start over, a shared retry budget and which clock to
+//     read. Every With… method returns a copy, so one policy is shared
+//     safely by any number of goroutines. Policies also read from text, JSON
+//     and flags.
 //   - package backoff computes delays: closed-form schedules with saturating
-//     arithmetic, and the stateful backoff.Strategy (Next, Reset) for code
-//     that keeps its own loop.
+//     arithmetic, jitter, the stateful backoff.Strategy (Next, Reset) for
+//     code that keeps its own loop, and a keyed table for per-key back-off.
+//
+// Beside them, retry/retryhttp makes an http.Client retry correctly with one
+// line, and retry/retrytest gives tests a mock clock that says when the code
+// under test starts a wait.
 //
 // # The default
 //
@@ -40,9 +47,15 @@
 //   - a *retry.Error matching the context's error and the last error, at once
 //     when the context is done, and without waiting when the next wait would
 //     end after the context's deadline;
+//   - a *retry.Error matching retry.ErrBudgetExhausted, at once, when a
+//     shared retry budget is spent;
 //   - an error matching retry.ErrInvalid (and policy.ErrInvalid) before
 //     anything runs, for a nonsensical policy, a nil function or a nil
 //     context.
+//
+// An operation can also say how long to wait (retry.After, a server's
+// Retry-After), and hooks (retry.WithHooks, retry.SlogHooks) see every wait
+// before it starts, never after the final attempt.
 //
 // # Testing
 //
