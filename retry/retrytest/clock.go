@@ -27,7 +27,10 @@ const DefaultPatience = 10 * time.Second
 // delay asked for and signals the test. It satisfies policy.Clock.
 //
 // Only After signals; Timer, Ticker, Sleep and AfterFunc are the Mock's own.
-// A Clock is safe for concurrent use. Its zero value is not usable: call
+// A Clock is safe for concurrent use, but advance it (Add, Set, Step) from
+// one goroutine at a time: two Adds at once can move the Mock's time
+// backwards. NextWait and Step fail the test through tb, so call them from
+// the goroutine running the test. Its zero value is not usable: call
 // [NewClock].
 type Clock struct {
 	*clock.Mock
