@@ -110,8 +110,8 @@ func Custom(s backoff.Schedule) Policy {
 
 // WithFactor returns a copy whose exponential delay grows by factor after
 // each attempt. Factor 1 waits the base every time. Only exponential
-// policies have a factor; a factor below 1, NaN or infinite, or a factor on
-// a constant or custom policy, makes the policy invalid.
+// policies grow: a factor below 1, NaN or infinite, or a factor other than 1
+// on a constant or custom policy, makes the policy invalid.
 func (p Policy) WithFactor(factor float64) Policy {
 	return p.with(func(c *config) { c.factor = factor })
 }

@@ -60,6 +60,9 @@ type Error struct {
 	hint     bool   // a hinted wait was too long: matches ErrHintTooLong
 }
 
+// Error says why the call stopped, after how many attempts and how long,
+// and ends with the last operation error, for example
+// "retry: gave up after 5 attempts in 12.4s: dial tcp: connection refused".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("retry: ")
