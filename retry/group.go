@@ -13,7 +13,11 @@ import (
 // for good, the group's context is cancelled and every other task waiting
 // in a back-off returns at once with its last error kept, so g.Wait returns
 // promptly with the first error. g's SetLimit applies as it does to g.Go:
-// Go blocks until a slot is free.
+// Go blocks until a slot is free. A nil g is a programming error and panics
+// at once; every other bad argument is Do's error, returned through g.
 func Go(g *errgroup.Group, ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) {
+	if g == nil {
+		panic("retry: Go: nil *errgroup.Group")
+	}
 	g.Go(func() error { return Do(ctx, fn, p, opts...) })
 }

@@ -67,3 +67,9 @@ func TestHostileCalls(t *testing.T) {
 // nilContext is hostile input: a nil context, which Do must refuse with an
 // error rather than a panic.
 var nilContext context.Context
+
+func TestGoWithNilGroupPanicsAtOnce(t *testing.T) {
+	require.PanicsWithValue(t, "retry: Go: nil *errgroup.Group", func() {
+		retry.Go(nil, context.Background(), succeed, policy.Default())
+	})
+}

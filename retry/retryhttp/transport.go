@@ -23,6 +23,10 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
+// DefaultMaxRetryAfter bounds a Retry-After when the Transport's policy has
+// no cap to clamp it: five minutes, the kubelet's cap.
+const DefaultMaxRetryAfter = 5 * time.Minute
+
 // drainLimit bounds how much of a retried response's body is read so that
 // its connection can be reused; a longer body is closed unread.
 const drainLimit = 64 << 10
@@ -46,7 +50,8 @@ const drainLimit = 64 << 10
 // untouched, with a nil error, even when its status would have been retried:
 // a RoundTripper that got a response reports it. A Retry-After header, in
 // seconds or as an HTTP-date, is honoured as a server hint (retry.After):
-// clamped to the policy's cap, and ending the call at once, with the
+// clamped to the policy's cap (or to [DefaultMaxRetryAfter] when the policy
+// has none), and ending the call at once, with the
 // response, when it would run past the request's deadline. A Retry-After
 // that is garbled, negative or in the past falls back to the schedule.
 //
@@ -127,6 +132,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		held = resp
 		serr := error(&statusError{resp: resp})
 		if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok {
+			if t.Policy.Cap() == 0 {
+				d = min(d, DefaultMaxRetryAfter) // no cap to clamp it: never "retrying in 484289h"
+			}
 			serr = retry.After(d, serr)
 		}
 		return resp, serr

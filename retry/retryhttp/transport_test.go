@@ -372,3 +372,25 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestRetryAfterClampedWithoutACap(t *testing.T) {
+	clk := retrytest.NewClock()
+	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"99999999"}}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: retryhttp.New(base, policy.Exponential(time.Second).WithClock(clk))}
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get(srv.URL)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- resp
+	}()
+	require.Equal(t, retryhttp.DefaultMaxRetryAfter, clk.Step(t), "no three-year wait, even with no cap")
+	resp := <-done
+	require.Equal(t, 200, resp.StatusCode)
+	body(t, resp)
+}
