@@ -46,11 +46,6 @@ func (c *call) begin() error {
 	return nil
 }
 
-// plain reports whether the first attempt can run without the loop's help.
-func (c *call) plain() bool {
-	return c.hooks == nil && c.p.AttemptTimeout() == 0 && c.p.Budget() == nil && c.p.Reset().AfterStableRun == 0
-}
-
 // run is the retry loop. err is the result of the n attempts made so far
 // (n is 0 or 1).
 func (c *call) run(fn func(context.Context) error, err error, n int) error {
@@ -278,4 +273,15 @@ func (c *call) finish(n int, err error) error {
 		c.hooks.OnDone(DoneEvent{Attempts: n, Elapsed: c.elapsed(time.Time{}), Err: err})
 	}
 	return err
+}
+
+// done returns ctx's error if ctx is done, reading it only after Done is
+// closed, which is race-free even for contexts whose Err takes no lock.
+func done(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
 }

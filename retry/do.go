@@ -63,14 +63,7 @@ func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	if err := c.begin(); err != nil {
 		return err
 	}
-	if !c.plain() {
-		return c.run(fn, nil, 0)
-	}
-	err := fn(ctx)
-	if err == nil {
-		return nil
-	}
-	return c.run(fn, err, 1)
+	return c.run(fn, nil, 0)
 }
 
 // retryFirst continues a call whose first attempt, made by the quick path,

@@ -1,9 +1,6 @@
 package retry
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
 // An Option changes one call of [Do], [DoValue], [Loop] or [Go]. Options
 // are plain values: build one once and pass it to any number of calls.
@@ -12,14 +9,9 @@ type Option struct {
 	value any // func(T, error) bool, for DoValue
 }
 
-// options is what the options of one call add up to.
-type options struct {
-	hooks *Hooks
-	value any
-}
-
-func collect(opts []Option) options {
-	var o options
+// collect adds up the options of one call; later ones win.
+func collect(opts []Option) Option {
+	var o Option
 	for _, opt := range opts {
 		if opt.hooks != nil {
 			o.hooks = opt.hooks
@@ -76,15 +68,4 @@ type DoneEvent struct {
 	Attempts int           // attempts made, counting the first call
 	Elapsed  time.Duration // since the call began
 	Err      error         // what the call returns
-}
-
-// done returns ctx's error if ctx is done, reading it only after Done is
-// closed, which is race-free even for contexts whose Err takes no lock.
-func done(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
-		return nil
-	}
 }
