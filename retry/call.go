@@ -22,9 +22,10 @@ type call struct {
 }
 
 // begin checks the call before the first attempt. It reads the clock only
-// when something needs the start of the call: a time limit, hooks, a budget
-// or a stable-run reset rule. Otherwise the clock is first read when it is needed, so that a
-// first-try success reads none.
+// when something needs the start of the call: hooks, or a policy that is not
+// Simple (a time limit, a budget, a stable-run rule, an attempt timeout).
+// Otherwise the clock is first read when it is needed, so that a first-try
+// success reads none.
 func (c *call) begin() error {
 	if c.ctx == nil {
 		return errNilContext
@@ -34,7 +35,7 @@ func (c *call) begin() error {
 	}
 	c.clk = c.p.Clock()
 	b := c.p.Budget()
-	if c.p.MaxElapsed() > 0 || c.hooks != nil || b != nil || c.p.Reset().AfterStableRun > 0 {
+	if c.hooks != nil || !c.p.Simple() {
 		c.now()
 	}
 	if err := done(c.ctx); err != nil {

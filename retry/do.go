@@ -48,10 +48,11 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 		}
 		return retryFirst(ctx, fn, p, err)
 	}
-	return do(ctx, fn, p, opts)
+	return do(ctx, fn, p, opts, false)
 }
 
-func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option) error {
+// do runs a Do call (loop false) or a Loop call (loop true) from the start.
+func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	if fn == nil {
 		return errNilFunction
 	}
@@ -59,7 +60,7 @@ func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	if o.value != nil {
 		return errValueOption
 	}
-	c := call{ctx: ctx, p: p, hooks: o.hooks}
+	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: loop}
 	if err := c.begin(); err != nil {
 		return err
 	}

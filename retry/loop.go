@@ -25,16 +25,5 @@ import (
 // Loop, the error matches ctx's error and keeps the last run's error. Loop
 // always returns a non-nil error.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
-	if fn == nil {
-		return errNilFunction
-	}
-	o := collect(opts)
-	if o.value != nil {
-		return errValueOption
-	}
-	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: true}
-	if err := c.begin(); err != nil {
-		return err
-	}
-	return c.run(fn, nil, 0)
+	return do(ctx, fn, p, opts, true)
 }

@@ -57,15 +57,24 @@ func (f *flaky) count() int {
 	return f.hits
 }
 
+// serve starts h on loopback and returns a client whose transport retries
+// with zero delays, at most five attempts.
 func serve(t *testing.T, h http.Handler) (*httptest.Server, *http.Client) {
 	t.Helper()
+	return serveWith(t, h, policy.Constant(0).WithMaxAttempts(5))
+}
+
+// serveWith starts h on loopback and returns a client retrying under p; the
+// server and its connections are closed when the test ends.
+func serveWith(t *testing.T, h http.Handler, p policy.Policy) (*httptest.Server, *http.Client) {
+	t.Helper()
 	srv := httptest.NewServer(h)
-	base := srv.Client().Transport
+	base := srv.Client().Transport.(*http.Transport)
 	t.Cleanup(func() {
-		base.(*http.Transport).CloseIdleConnections()
+		base.CloseIdleConnections()
 		srv.Close()
 	})
-	return srv, &http.Client{Transport: retryhttp.New(base, policy.Constant(0).WithMaxAttempts(5))}
+	return srv, &http.Client{Transport: retryhttp.New(base, p)}
 }
 
 func body(t *testing.T, resp *http.Response) string {
@@ -196,11 +205,7 @@ func TestRetryAfter(t *testing.T) {
 			if tt.header == "" {
 				f.header = nil
 			}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			base := srv.Client().Transport.(*http.Transport)
-			defer base.CloseIdleConnections()
-			client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+			srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 
 			done := make(chan *http.Response, 1)
 			go func() {
@@ -221,11 +226,7 @@ func TestRetryAfter(t *testing.T) {
 func TestCancelMidWait(t *testing.T) {
 	clk := retrytest.NewClock()
 	f := &flaky{statuses: []int{503}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	base := srv.Client().Transport.(*http.Transport)
-	defer base.CloseIdleConnections()
-	client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
@@ -255,11 +256,7 @@ func TestCancelMidWait(t *testing.T) {
 func TestRetryAfterPastTheDeadlineReturnsTheResponse(t *testing.T) {
 	clk := retrytest.NewClock()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"120"}}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	base := srv.Client().Transport.(*http.Transport)
-	defer base.CloseIdleConnections()
-	client := &http.Client{Transport: retryhttp.New(base, policy.Default().WithClock(clk))}
+	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
@@ -376,11 +373,7 @@ func FuzzParseRetryAfter(f *testing.F) {
 func TestRetryAfterClampedWithoutACap(t *testing.T) {
 	clk := retrytest.NewClock()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"99999999"}}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	base := srv.Client().Transport.(*http.Transport)
-	defer base.CloseIdleConnections()
-	client := &http.Client{Transport: retryhttp.New(base, policy.Exponential(time.Second).WithClock(clk))}
+	srv, client := serveWith(t, f, policy.Exponential(time.Second).WithClock(clk))
 	done := make(chan *http.Response, 1)
 	go func() {
 		resp, err := client.Get(srv.URL)
