@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -80,9 +82,27 @@ func (b *Budget) TryRetry(now time.Time) bool {
 	return true
 }
 
-// String describes the budget, for example "budget 10% floor 0/s".
+// String describes the budget as it was given, for example
+// "budget 10% floor 0/s" for NewBudget(0.1, 0) and "budget 7% floor 0/s"
+// for NewBudget(0.07, 0).
 func (b *Budget) String() string {
-	return fmt.Sprintf("budget %v%% floor %v/s", b.ratio*100, b.floor)
+	return "budget " + percent(b.ratio) + "% floor " + formatFloat(b.floor) + "/s"
+}
+
+// percent writes r × 100 from r's shortest decimal form, so that 0.07 reads
+// "7" rather than the "7.000000000000001" of a float multiplication.
+func percent(r float64) string {
+	s := strconv.FormatFloat(r, 'e', -1, 64) // d.ddde±x: shift the exponent by 2
+	mant, exp, _ := strings.Cut(s, "e")
+	e, err := strconv.Atoi(exp)
+	if err != nil || math.IsNaN(r) || math.IsInf(r, 0) {
+		return strconv.FormatFloat(r*100, 'g', -1, 64)
+	}
+	v, err := strconv.ParseFloat(mant+"e"+strconv.Itoa(e+2), 64)
+	if err != nil {
+		return strconv.FormatFloat(r*100, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // bucket returns the bucket of now's second, emptied if it held an older

@@ -83,6 +83,20 @@ func TestBudgetValidation(t *testing.T) {
 	}
 	require.NoError(t, policy.Default().WithBudget(policy.NewBudget(0.2, 10)).Validate())
 	require.Equal(t, "budget 20% floor 10/s", policy.NewBudget(0.2, 10).String())
+	for _, tt := range []struct {
+		ratio, floor float64
+		want         string
+	}{
+		{0.07, 0, "budget 7% floor 0/s"},
+		{0.1, 0, "budget 10% floor 0/s"},
+		{0.29, 0.5, "budget 29% floor 0.5/s"},
+		{1.15, 0, "budget 115% floor 0/s"},
+		{0.0001, 3, "budget 0.01% floor 3/s"},
+		{0, 0, "budget 0% floor 0/s"},
+		{2.5e-20, 0, "budget 0.0000000000000000025% floor 0/s"},
+	} {
+		require.Equal(t, tt.want, policy.NewBudget(tt.ratio, tt.floor).String())
+	}
 }
 
 func BenchmarkBudget(b *testing.B) {

@@ -12,8 +12,7 @@
 //
 // # Bad input
 //
-// Every setting has a documented meaning for every value (the table is the
-// test TestHostileInput):
+// Every setting has a documented meaning for every value:
 //
 //	setting                      invalid (Validate error)         special meaning
 //	Exponential(base)            base ≤ 0                         —
@@ -25,6 +24,7 @@
 //	WithMaxAttempts(n)           n < 0                            0: no limit; 1: no retry
 //	WithMaxElapsed(d)            d < 0                            0: no limit
 //	WithAttemptTimeout(d)        d < 0                            0: none
+//	WithMaxHint(d)               d ≤ 0                            —
 //	WithReset(r)                 a negative duration              zero Reset: never start over
 //	WithJitter(j)                unknown kind; fraction NaN,      —
 //	                             ±Inf, < 0, > 1 (symmetric), ≠ 0

@@ -15,7 +15,7 @@ func FuzzParse(f *testing.F) {
 	for _, p := range roundTrips {
 		f.Add(p.String())
 	}
-	for _, s := range []string{"", "default", "exponential 1s x", "constant 1s reset none", "default reset success stable 1h idle 2h", "exponential 1ns x1e308 cap 1ns"} {
+	for _, s := range []string{"", "default", "exponential 1s x", "constant 1s reset none", "default reset success stable 1h idle 2h", "exponential 1ns x1e308 cap 1ns", "default max-hint 1h", "constant 0s max-hint 1ns attempts 2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q) = %q, which does not parse: %v", s, text, err)
 		}
-		if p.String() != q.String() || p.Reset() != q.Reset() || p.Jitter() != q.Jitter() {
+		if p.String() != q.String() || p.Reset() != q.Reset() || p.Jitter() != q.Jitter() || p.MaxHint() != q.MaxHint() {
 			t.Fatalf("round trip of %q: %q then %q", s, p, q)
 		}
 		for _, n := range []int{1, 2, 7, 64, 1 << 62} {

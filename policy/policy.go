@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,8 @@ type config struct {
 	attemptTime time.Duration // per-attempt timeout; 0: none
 	reset       Reset
 	budget      *Budget
+	maxHint     time.Duration // the longest hinted wait honoured
+	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	err         error         // what Validate reports, worked out once per value
 	notSimple   bool          // what Simple reports, negated so that the zero config is simple
 	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
@@ -53,11 +56,12 @@ type config struct {
 }
 
 var defaultConfig = sealed(config{
-	kind:   exponential,
-	base:   10 * time.Second,
-	factor: 2,
-	cap:    300 * time.Second,
-	reset:  ResetOnSuccess,
+	kind:    exponential,
+	base:    10 * time.Second,
+	factor:  2,
+	cap:     300 * time.Second,
+	reset:   ResetOnSuccess,
+	maxHint: DefaultMaxHint,
 })
 
 func (p Policy) cfg() *config {
@@ -86,7 +90,7 @@ func Default() Policy { return Policy{} }
 // A base ≤ 0 makes the policy invalid.
 func Exponential(base time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: exponential, base: base, factor: 2, reset: ResetOnSuccess}
+		*c = config{kind: exponential, base: base, factor: 2, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
 	})
 }
 
@@ -95,16 +99,17 @@ func Exponential(base time.Duration) Policy {
 // invalid.
 func Constant(d time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: constant, base: d, factor: 1, reset: ResetOnSuccess}
+		*c = config{kind: constant, base: d, factor: 1, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
 	})
 }
 
 // Custom returns a policy that waits s.Delay(n) after failed attempt n, with
-// no cap and no limit. A negative delay from s is waited as zero. A nil s
+// no cap and no limit. A negative delay from s is waited as zero. A nil s,
+// or an s holding a nil function or pointer (backoff.ScheduleFunc(nil)),
 // makes the policy invalid.
 func Custom(s backoff.Schedule) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: custom, sched: s, factor: 1, reset: ResetOnSuccess}
+		*c = config{kind: custom, sched: s, factor: 1, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
 	})
 }
 
@@ -133,10 +138,13 @@ func (p Policy) WithMaxAttempts(n int) Policy {
 }
 
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
-// would end more than d after the start of the retry.Do call (measured anew
-// for every call, never from the policy's construction). Attempts already
-// running are not interrupted; use a context deadline for that.
-// WithMaxElapsed(0) removes the limit; a negative d makes the policy invalid.
+// would end more than d after the end of the call's first attempt (measured
+// anew for every call, never from the policy's construction; in retry.Loop,
+// from the end of the run that last started the back-off over). The first
+// attempt's own duration is not counted, so that a first-try success reads
+// no clock. Attempts already running are not interrupted; use a context
+// deadline for that. WithMaxElapsed(0) removes the limit; a negative d makes
+// the policy invalid.
 func (p Policy) WithMaxElapsed(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxElapsed = d })
 }
@@ -207,10 +215,30 @@ func (p Policy) WithBudget(b *Budget) Policy {
 	return p.with(func(c *config) { c.budget = b })
 }
 
+// DefaultMaxHint is the hint ceiling of every policy until
+// [Policy.WithMaxHint] changes it: five minutes, the kubelet's cap.
+const DefaultMaxHint = 5 * time.Minute
+
+// WithMaxHint returns a copy whose hint ceiling is d: the longest wait a
+// server's hint (retry.After, an HTTP Retry-After, a gRPC pushback) may ask
+// for. A hint is honoured as given, even above the cap, because coming back
+// earlier than a server asked only earns another refusal; a hint above d
+// ends the call at once with an error matching retry.ErrHintTooLong and the
+// last error, rather than sleeping for hours or quietly shortening the wait.
+// The default is [DefaultMaxHint]. A d ≤ 0 makes the policy invalid (to
+// honour any hint, give a very large d).
+func (p Policy) WithMaxHint(d time.Duration) Policy {
+	return p.with(func(c *config) { c.maxHint = d })
+}
+
+// MaxHint returns the hint ceiling (see [Policy.WithMaxHint]).
+func (p Policy) MaxHint() time.Duration { return p.cfg().maxHint }
+
 // Simple reports whether p is valid and a call under it needs nothing
-// prepared before its first attempt: no time limit (which reads the clock),
-// retry budget, per-attempt timeout or stable-run reset rule. Package retry
-// gives such calls a shorter first-try path.
+// prepared before its first attempt: no retry budget (which records the call
+// with the time), per-attempt timeout or stable-run reset rule (which times
+// the first attempt). Package retry gives such calls a shorter first-try
+// path.
 func (p Policy) Simple() bool { return !p.cfg().notSimple }
 
 // Validate reports what is wrong with the policy, or nil. Its errors match
@@ -247,7 +275,7 @@ func (c *config) delay(n int) time.Duration {
 	case constant:
 		d = backoff.Constant(c.base).Delay(n)
 	case custom:
-		if c.sched != nil { // nil only in an invalid policy, whose Delay is still defined
+		if c.schedOK { // a nil schedule makes the policy invalid; its Delay is still defined
 			d = max(c.sched.Delay(n), 0)
 		}
 	}
@@ -278,7 +306,8 @@ func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 // no limit.
 func (p Policy) MaxAttempts() int { return p.cfg().maxAttempts }
 
-// MaxElapsed returns the time limit of one call; 0 means no limit.
+// MaxElapsed returns the time limit of one call (see [Policy.WithMaxElapsed]);
+// 0 means no limit.
 func (p Policy) MaxElapsed() time.Duration { return p.cfg().maxElapsed }
 
 // Cap returns the ceiling on every delay; 0 means none.
@@ -340,6 +369,9 @@ func (p Policy) String() string {
 	if c.attemptTime != 0 {
 		fmt.Fprintf(&b, " attempt-timeout %v", c.attemptTime)
 	}
+	if c.maxHint != DefaultMaxHint {
+		fmt.Fprintf(&b, " max-hint %v", c.maxHint)
+	}
 	if r := c.reset; r != ResetOnSuccess {
 		b.WriteString(" reset")
 		if r == (Reset{}) {
@@ -362,8 +394,9 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 
 // seal works out what Validate and Simple report, once per value.
 func (c *config) seal() {
+	c.schedOK = !isNil(c.sched)
 	c.err = c.validate()
-	c.notSimple = c.err != nil || c.maxElapsed != 0 || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+	c.notSimple = c.err != nil || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
@@ -407,7 +440,7 @@ func (c *config) validate() error {
 			bad("delay", "%v is negative", c.base)
 		}
 	case custom:
-		if c.sched == nil {
+		if !c.schedOK {
 			bad("schedule", "nil")
 		}
 	}
@@ -437,6 +470,9 @@ func (c *config) validate() error {
 	if c.attemptTime < 0 {
 		bad("attempt-timeout", "%v is negative (0 means none)", c.attemptTime)
 	}
+	if c.maxHint <= 0 {
+		bad("max-hint", "%v is not positive (the default is %v)", c.maxHint, DefaultMaxHint)
+	}
 	if c.reset.AfterStableRun < 0 {
 		bad("reset", "stable run %v is negative (0 turns it off)", c.reset.AfterStableRun)
 	}
@@ -447,6 +483,20 @@ func (c *config) validate() error {
 		errs = append(errs, c.budget.err)
 	}
 	return errors.Join(errs...)
+}
+
+// isNil reports whether s is nil or holds a nil function, pointer, map,
+// slice, channel or interface, any of which would panic when asked for a
+// delay.
+func isNil(s backoff.Schedule) bool {
+	if s == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(s); v.Kind() {
+	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 func kindName(k kind) string {

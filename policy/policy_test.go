@@ -69,6 +69,10 @@ func TestValidate(t *testing.T) {
 		{"negative exponential base", policy.Exponential(-time.Second), "base"},
 		{"negative constant", policy.Constant(-1), "delay"},
 		{"nil custom schedule", policy.Custom(nil), "schedule"},
+		{"typed nil ScheduleFunc", policy.Custom(backoff.ScheduleFunc(nil)), "schedule"},
+		{"typed nil pointer schedule", policy.Custom((*ptrSchedule)(nil)), "schedule"},
+		{"zero max hint", policy.Default().WithMaxHint(0), "max-hint"},
+		{"negative max hint", policy.Default().WithMaxHint(-time.Second), "max-hint"},
 		{"factor below 1", policy.Default().WithFactor(0.5), "factor"},
 		{"zero factor", policy.Default().WithFactor(0), "factor"},
 		{"negative factor", policy.Default().WithFactor(-2), "factor"},
@@ -159,4 +163,21 @@ func TestRetryable(t *testing.T) {
 	require.True(t, p.Retryable(errTemp))
 	require.False(t, p.Retryable(errors.New("other")))
 	require.True(t, policy.Default().Retryable(errors.New("other")), "everything is retried by default")
+}
+
+type ptrSchedule struct{ d time.Duration }
+
+func (s *ptrSchedule) Delay(int) time.Duration { return s.d }
+
+func TestTypedNilScheduleNeverPanics(t *testing.T) {
+	for _, s := range []backoff.Schedule{backoff.ScheduleFunc(nil), (*ptrSchedule)(nil)} {
+		p := policy.Custom(s)
+		require.ErrorIs(t, p.Validate(), policy.ErrInvalid)
+		require.NotPanics(t, func() {
+			require.Zero(t, p.Delay(3))
+			require.Zero(t, p.Backoff(3, time.Second))
+		})
+	}
+	require.NoError(t, policy.Custom(&ptrSchedule{d: time.Second}).Validate())
+	require.Equal(t, time.Second, policy.Custom(&ptrSchedule{d: time.Second}).Delay(4))
 }

@@ -52,6 +52,7 @@ func (p Policy) MarshalText() ([]byte, error) {
 //	schedule  = "default" | "exponential" DURATION [ "x" FACTOR ] | "constant" DURATION
 //	setting   = "cap" DURATION | "attempts" INT | "elapsed" DURATION
 //	          | "jitter" KIND [ FRACTION ] | "attempt-timeout" DURATION
+//	          | "max-hint" DURATION
 //	          | "reset" ( "none" | { "success" | "stable" DURATION | "idle" DURATION } )
 //
 // Words are separated by spaces, DURATION is what time.ParseDuration reads
@@ -93,12 +94,16 @@ func (p Policy) MarshalJSON() ([]byte, error) {
 //
 //	{"schedule": "exponential", "base": "100ms", "factor": 2, "cap": "5s",
 //	 "attempts": 5, "elapsed": "1m", "jitter": "proportional",
-//	 "jitter_fraction": 0.5, "attempt_timeout": "2s",
+//	 "jitter_fraction": 0.5, "attempt_timeout": "2s", "max_hint": "10m",
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
 // Unknown fields are errors; an absent "reset" is the default reset rule.
+// A JSON null leaves p as it was, as encoding/json does for other types.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
+	if string(data) == "null" {
+		return nil
+	}
 	if len(data) > 0 && data[0] == '"' {
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
@@ -116,6 +121,7 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 		Jitter         string   `json:"jitter"`
 		JitterFraction *float64 `json:"jitter_fraction"`
 		AttemptTimeout string   `json:"attempt_timeout"`
+		MaxHint        string   `json:"max_hint"`
 		Reset          *struct {
 			Success bool   `json:"success"`
 			Stable  string `json:"stable"`
@@ -163,6 +169,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	}
 	if obj.AttemptTimeout != "" {
 		add("attempt-timeout", obj.AttemptTimeout)
+	}
+	if obj.MaxHint != "" {
+		add("max-hint", obj.MaxHint)
 	}
 	if r := obj.Reset; r != nil {
 		add("reset")
@@ -231,7 +240,7 @@ func parseWords(words []string, text string) (Policy, error) {
 		return d, true
 	}
 
-	c := config{reset: ResetOnSuccess}
+	c := config{reset: ResetOnSuccess, maxHint: DefaultMaxHint}
 	switch kw := peek(); kw {
 	case "default":
 		c = defaultConfig
@@ -271,7 +280,7 @@ func parseWords(words []string, text string) (Policy, error) {
 		seen[kw] = true
 		i++
 		switch kw {
-		case "cap", "elapsed", "attempt-timeout":
+		case "cap", "elapsed", "attempt-timeout", "max-hint":
 			d, ok := duration()
 			if !ok {
 				return fail("a duration such as 5s after " + strconv.Quote(kw))
@@ -281,6 +290,8 @@ func parseWords(words []string, text string) (Policy, error) {
 				c.cap = d
 			case "elapsed":
 				c.maxElapsed = d
+			case "max-hint":
+				c.maxHint = d
 			default:
 				c.attemptTime = d
 			}
@@ -348,7 +359,7 @@ func parseWords(words []string, text string) (Policy, error) {
 			c.reset = r
 		default:
 			i--
-			return fail("a setting: cap, attempts, elapsed, jitter, attempt-timeout or reset")
+			return fail("a setting: cap, attempts, elapsed, jitter, attempt-timeout, max-hint or reset")
 		}
 	}
 	c.seal()

@@ -31,6 +31,8 @@ var roundTrips = []policy.Policy{
 	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterIdle: 600 * time.Second}),
 	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterStableRun: time.Minute, AfterIdle: time.Hour}),
 	policy.Default().WithReset(policy.Reset{}),
+	policy.Default().WithMaxHint(time.Hour),
+	policy.Constant(time.Second).WithMaxHint(time.Nanosecond).WithMaxAttempts(3),
 	policy.Exponential(time.Nanosecond).WithFactor(1e300).WithCap(time.Duration(1<<63 - 1)).WithMaxAttempts(1 << 62),
 }
 
@@ -183,7 +185,39 @@ func requireSamePolicy(t *testing.T, want, got policy.Policy) {
 	require.Equal(t, want.Jitter(), got.Jitter())
 	require.Equal(t, want.AttemptTimeout(), got.AttemptTimeout())
 	require.Equal(t, want.Reset(), got.Reset())
+	require.Equal(t, want.MaxHint(), got.MaxHint())
 	for _, n := range []int{1, 2, 3, 10, 64, 1 << 40} {
 		require.Equal(t, want.Delay(n), got.Delay(n), "Delay(%d)", n)
 	}
+}
+
+func TestMaxHintForms(t *testing.T) {
+	p, err := policy.Parse("default max-hint 10m")
+	require.NoError(t, err)
+	require.Equal(t, 10*time.Minute, p.MaxHint())
+	require.Equal(t, "exponential 10s x2 cap 5m0s max-hint 10m0s", p.String())
+	require.Equal(t, policy.DefaultMaxHint, policy.Default().MaxHint())
+	require.NotContains(t, policy.Default().String(), "max-hint", "the default is not spelled out")
+
+	var q policy.Policy
+	require.NoError(t, json.Unmarshal([]byte(`{"schedule": "constant", "base": "1s", "max_hint": "2m"}`), &q))
+	require.Equal(t, 2*time.Minute, q.MaxHint())
+
+	for _, bad := range []string{"default max-hint 0s", "default max-hint -1s", "default max-hint soon", "default max-hint"} {
+		_, err := policy.Parse(bad)
+		require.ErrorIs(t, err, policy.ErrInvalid, bad)
+	}
+	require.ErrorIs(t, policy.Default().WithMaxHint(0).Validate(), policy.ErrInvalid)
+	require.ErrorContains(t, policy.Default().WithMaxHint(-time.Second).Validate(), "max-hint")
+}
+
+func TestJSONNullLeavesThePolicyAlone(t *testing.T) {
+	cfg := struct {
+		Retry policy.Policy `json:"retry"`
+	}{Retry: policy.Constant(time.Second).WithMaxAttempts(3)}
+	require.NoError(t, json.Unmarshal([]byte(`{"retry": null}`), &cfg))
+	require.Equal(t, "constant 1s attempts 3", cfg.Retry.String())
+	p := policy.Constant(time.Second)
+	require.NoError(t, p.UnmarshalJSON([]byte(" null ")))
+	require.Equal(t, "constant 1s", p.String())
 }

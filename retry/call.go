@@ -8,6 +8,11 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
+// LoopMinPause is the shortest pause [Loop] makes between two runs, whatever
+// the policy or a hint says, so that a run that returns at once cannot spin:
+// a Loop makes at most one run per LoopMinPause.
+const LoopMinPause = 10 * time.Millisecond
+
 // call is the state of one Do, DoValue or Loop call. It lives on the stack
 // of the function that runs the call, so nothing is shared between calls.
 type call struct {
@@ -17,38 +22,42 @@ type call struct {
 	hooks      *Hooks
 	loop       bool // Loop: a success does not end the call
 	classified bool // the operation classifies its own errors (RetryIfValue)
-	start      time.Time
+	begun      time.Time
 	timer      *time.Timer // the real clock's one timer, made on the first wait
 }
 
 // begin checks the call before the first attempt. It reads the clock only
-// when something needs the start of the call: hooks, or a policy that is not
-// Simple (a time limit, a budget, a stable-run rule, an attempt timeout).
-// Otherwise the clock is first read when it is needed, so that a first-try
-// success reads none.
+// when the policy needs the start of the first attempt: a retry budget (the
+// call is recorded at that time) or a stable-run reset rule. Otherwise the
+// clock is first read when the first attempt has failed, so that a
+// first-try success reads none.
 func (c *call) begin() error {
 	if c.ctx == nil {
-		return errNilContext
+		return c.finish(0, errNilContext, time.Time{})
 	}
 	if err := c.p.Validate(); err != nil {
-		return &invalidCallError{err: err}
+		return c.finish(0, &invalidCallError{err: err}, time.Time{})
 	}
 	c.clk = c.p.Clock()
-	b := c.p.Budget()
-	if c.hooks != nil || !c.p.Simple() {
-		c.now()
-	}
 	if err := done(c.ctx); err != nil {
-		return c.finish(0, c.stopped(err, 0, nil))
+		return c.finish(0, c.stopped(err, 0, nil, time.Time{}), time.Time{})
+	}
+	b := c.p.Budget()
+	if b != nil || c.p.Reset().AfterStableRun > 0 {
+		c.begun = c.now()
 	}
 	if b != nil {
-		b.Call(c.start)
+		b.Call(c.begun)
 	}
 	return nil
 }
 
 // run is the retry loop. err is the result of the n attempts made so far
 // (n is 0 or 1).
+//
+// Elapsed times (the time limit, Error.Elapsed, the hooks' Elapsed) count
+// from the end of the first attempt, which is when the clock is first read,
+// and in Loop from the end of the run that last started the back-off over.
 func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p := c.p
 	defer c.stopTimer()
@@ -60,20 +69,21 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	var (
 		pos      int           // the schedule's position: waits since the last start-over
 		prev     time.Duration // the last wait
-		since    = n           // attempts since the last start-over (Loop) or the start
-		epoch    = c.start     // where the time limit counts from
-		runStart = c.start     // when the current attempt started (stable-run rule)
+		since    int           // attempts since the last start-over (Loop) or the start
+		epoch    time.Time     // where elapsed times count from
+		runStart = c.begun     // when the current attempt started (stable-run rule)
 		lastFail time.Time     // when the previous attempt failed (idle rule)
 	)
 	timeout := p.AttemptTimeout()
 	if n == 0 {
 		err = c.attempt(fn, timeout)
-		n, since = 1, 1
+		n = 1
 	}
+	since = n
 	for {
 		succeeded := err == nil
 		if succeeded && !c.loop {
-			return c.finish(n, nil)
+			return c.finish(n, nil, epoch)
 		}
 		var m marks
 		if !succeeded {
@@ -82,35 +92,39 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				if pe, ok := err.(*permanentError); ok {
 					err = pe.err
 				}
-				return c.finish(n, err)
+				return c.finish(n, err, epoch)
 			}
 			if !c.classified && !p.Retryable(err) {
-				return c.finish(n, err)
+				return c.finish(n, err, epoch)
 			}
+		}
+		var now time.Time
+		if timed || epoch.IsZero() {
+			now = c.now()
+		}
+		if epoch.IsZero() {
+			epoch = now
 		}
 		if ctxDone != nil {
 			select {
 			case <-ctxDone:
-				return c.finish(n, c.stopped(c.ctx.Err(), n, err))
+				return c.finish(n, c.stopped(c.ctx.Err(), n, err, epoch), epoch)
 			default:
 			}
 		}
 
-		var now time.Time
-		if timed {
-			now = c.now()
-		}
 		startedOver := false
-		if pos > 0 && (reset.AfterIdle > 0 || reset.AfterStableRun > 0 || succeeded) {
+		if succeeded || reset.AfterIdle > 0 || reset.AfterStableRun > 0 {
 			idle := time.Duration(-1)
 			if !lastFail.IsZero() {
 				idle = now.Sub(lastFail)
 			}
 			if reset.StartsOver(succeeded, now.Sub(runStart), idle) {
-				pos, prev, startedOver = 0, 0, true
+				startedOver = pos > 0
+				pos, prev = 0, 0
 				if c.loop {
-					// A failed run that reset the back-off is the first
-					// failure of the new sequence; a success is none.
+					// A failed run that started the back-off over is the
+					// first failure of the new sequence; a success is none.
 					since, epoch = 1, now
 					if succeeded {
 						since = 0
@@ -120,48 +134,56 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		}
 		if !succeeded {
 			lastFail = now
-		}
-		if maxAttempts > 0 && since >= maxAttempts {
-			return c.finish(n, c.exhausted(n, err, ""))
+			if maxAttempts > 0 && since >= maxAttempts {
+				return c.finish(n, c.giveUp(n, since, err, epoch, ErrExhausted, ""), epoch)
+			}
 		}
 
 		pos++
 		d := p.Backoff(pos, prev)
 		if m.hinted {
 			d = max(m.hint, 0)
-			if limit := p.Cap(); limit > 0 {
-				d = min(d, limit)
+			if limit := p.MaxHint(); d > limit {
+				e := c.giveUp(n, since, err, epoch, ErrHintTooLong,
+					fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, limit))
+				return c.finish(n, e, epoch)
 			}
+		}
+		if c.loop {
+			d = max(d, LoopMinPause)
 		}
 		if d > 0 && now.IsZero() {
 			now = c.now() // a real wait is coming: time it from here at the latest
 		}
 		if maxElapsed > 0 && d > maxElapsed-max(now.Sub(epoch), 0) { // written so that a huge d cannot overflow
-			e := c.exhausted(n, err, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
+			e := c.giveUp(n, since, err, epoch, ErrExhausted, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
 			e.hint = m.hinted
-			return c.finish(n, e)
+			return c.finish(n, e, epoch)
 		}
 		if hasDeadline && !now.Add(d).Before(deadline) {
-			e := &Error{Attempts: n, Elapsed: c.elapsed(now), Last: err, Cause: context.DeadlineExceeded}
-			e.detail = fmt.Sprintf("the next wait of %v would end after the deadline", d)
+			e := c.giveUp(n, since, err, epoch, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
 			e.hint = m.hinted
-			return c.finish(n, e)
+			return c.finish(n, e, epoch)
 		}
-		if budget != nil && !budget.TryRetry(now) {
-			e := &Error{Attempts: n, Elapsed: c.elapsed(now), Last: err, Cause: ErrBudgetExhausted}
-			return c.finish(n, e)
+		// The pause after a successful Loop run is not a retry: it spends
+		// nothing from the budget.
+		if budget != nil && !succeeded && !budget.TryRetry(now) {
+			return c.finish(n, c.giveUp(n, since, err, epoch, ErrBudgetExhausted, ""), epoch)
 		}
 		if c.hooks != nil && c.hooks.OnRetry != nil {
-			c.hooks.OnRetry(RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, Reset: startedOver})
+			c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, Reset: startedOver})
 		}
 		if d > 0 {
 			if cerr := c.wait(d); cerr != nil {
-				return c.finish(n, c.stopped(cerr, n, err))
+				return c.finish(n, c.stopped(cerr, n, err, epoch), epoch)
 			}
 		}
 		prev = d
-		if reset.AfterStableRun > 0 {
+		if reset.AfterStableRun > 0 || (c.loop && budget != nil) {
 			runStart = c.now()
+		}
+		if c.loop && budget != nil {
+			budget.Call(runStart) // each run of a Loop is a call
 		}
 		if timeout == 0 {
 			err = fn(c.ctx)
@@ -227,51 +249,60 @@ func (c *call) stopTimer() {
 	}
 }
 
-// now reads the clock, and takes the first reading as the call's start.
+// now reads the clock.
 func (c *call) now() time.Time {
-	var t time.Time
 	if c.clk == nil {
-		t = time.Now()
-	} else {
-		t = c.clk.Now()
+		return time.Now()
 	}
-	if c.start.IsZero() {
-		c.start = t
-	}
-	return t
+	return c.clk.Now()
 }
 
-// elapsed returns the time since the call's start as of t, or 0 if the call
-// never read the clock.
-func (c *call) elapsed(t time.Time) time.Duration {
-	if c.start.IsZero() {
+// since returns the time from epoch to now, or 0 when the clock was never
+// read (the call ended before its first attempt).
+func (c *call) since(epoch time.Time) time.Duration {
+	if epoch.IsZero() {
 		return 0
 	}
-	if t.IsZero() {
-		t = c.now()
-	}
-	return t.Sub(c.start)
+	return max(c.now().Sub(epoch), 0)
 }
 
-func (c *call) exhausted(n int, last error, detail string) *Error {
-	return &Error{Attempts: n, Elapsed: c.elapsed(time.Time{}), Last: last, Cause: ErrExhausted, detail: detail}
+// giveUp builds the error of a call that the policy ends after n attempts,
+// since of them after the last start-over, for cause.
+func (c *call) giveUp(n, since int, last error, epoch time.Time, cause error, detail string) *Error {
+	e := &Error{Attempts: n, Elapsed: c.since(epoch), Last: last, Cause: cause, detail: detail}
+	if c.loop {
+		e.Attempts, e.total = since, n
+	}
+	return e
 }
 
 // stopped builds the error for a call that ended because ctx is done, with
 // cause = ctx.Err(). Only call it once Done is closed: some contexts read
 // their error without a lock.
-func (c *call) stopped(cause error, n int, last error) *Error {
-	e := &Error{Attempts: n, Elapsed: c.elapsed(time.Time{}), Last: last, Cause: cause}
+func (c *call) stopped(cause error, n int, last error, epoch time.Time) *Error {
+	e := &Error{Attempts: n, Elapsed: c.since(epoch), Last: last, Cause: cause}
 	if cc := context.Cause(c.ctx); cc != nil && cc != cause && cc != c.ctx.Err() {
 		e.ctxCause = cc
 	}
 	return e
 }
 
-// finish tells the hooks how the call ended and returns err.
-func (c *call) finish(n int, err error) error {
+// finish tells the hooks how the call ended and returns err. epoch is
+// where the call's elapsed time counts from (zero if the clock was never
+// read).
+func (c *call) finish(n int, err error, epoch time.Time) error {
 	if c.hooks != nil && c.hooks.OnDone != nil {
-		c.hooks.OnDone(DoneEvent{Attempts: n, Elapsed: c.elapsed(time.Time{}), Err: err})
+		ev := DoneEvent{Attempts: n, Err: err}
+		if e, ok := err.(*Error); ok {
+			ev.Elapsed = e.Elapsed
+		} else {
+			ev.Elapsed = c.since(epoch)
+		}
+		ctx := c.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		c.hooks.OnDone(ctx, ev)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/retrykit/retrykit/policy"
 )
@@ -53,14 +54,14 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 
 // do runs a Do call (loop false) or a Loop call (loop true) from the start.
 func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
-	if fn == nil {
-		return errNilFunction
-	}
 	o := collect(opts)
-	if o.value != nil {
-		return errValueOption
-	}
 	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: loop}
+	switch {
+	case fn == nil:
+		return c.finish(0, errNilFunction, time.Time{})
+	case o.value != nil:
+		return c.finish(0, errValueOption, time.Time{})
+	}
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -102,15 +103,15 @@ func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, er
 
 func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
 	var v T
-	if fn == nil {
-		return v, errNilFunction
-	}
 	o := collect(opts)
 	pred, ok := o.value.(func(T, error) bool)
-	if o.value != nil && !ok {
-		return v, errValueOption
-	}
 	c := call{ctx: ctx, p: p, hooks: o.hooks, classified: pred != nil}
+	switch {
+	case fn == nil:
+		return v, c.finish(0, errNilFunction, time.Time{})
+	case o.value != nil && !ok:
+		return v, c.finish(0, errValueOption, time.Time{})
+	}
 	if err := c.begin(); err != nil {
 		return v, err
 	}

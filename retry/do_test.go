@@ -264,15 +264,66 @@ func TestElapsedLimitCountsFromEachCall(t *testing.T) {
 	}
 }
 
-func TestElapsedIncludesASlowFirstAttemptUnderALimit(t *testing.T) {
+func TestElapsedCountsFromTheEndOfTheFirstAttempt(t *testing.T) {
+	// The first attempt takes 20s: the time limit and Elapsed count from its
+	// end, so that a first-try success needs no clock reading.
 	clk := retrytest.NewClock()
+	first := true
 	op := func(context.Context) error {
-		clk.Add(20 * time.Second) // the first attempt itself takes 20s
+		if first {
+			first = false
+			clk.Add(20 * time.Second)
+		}
 		return errFlaky
 	}
-	err := retry.Do(context.Background(), op, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Do(context.Background(), op, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
+	}()
+	clk.Step(t)
+	clk.Step(t)
+	err := result(t, done)
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Zero(t, clk.Waits())
+	require.EqualError(t, err, "retry: gave up after 3 attempts in 20s (the next wait of 10s would pass the 25s limit): flaky")
+}
+
+// TestElapsedIsTheSameWhateverTheOptions runs one failing call, whose
+// attempts take 5s each, with no options, with empty hooks, with recording
+// hooks and with a deadline: Elapsed is the time from the end of the first
+// attempt to the end of the last, 10s, every time, also with no waits.
+func TestElapsedIsTheSameWhateverTheOptions(t *testing.T) {
+	for _, delay := range []time.Duration{0, 10 * time.Second} {
+		for _, opt := range []string{"none", "empty hooks", "hooks", "deadline"} {
+			t.Run(fmt.Sprintf("%v/%s", delay, opt), func(t *testing.T) {
+				clk := newVClock()
+				op := func(context.Context) error { clk.Advance(5 * time.Second); return errFlaky }
+				p := policy.Constant(delay).WithMaxAttempts(3).WithClock(clk)
+				ctx := context.Background()
+				var opts []retry.Option
+				var ev events
+				switch opt {
+				case "empty hooks":
+					opts = append(opts, retry.WithHooks(&retry.Hooks{}))
+				case "hooks":
+					opts = append(opts, retry.WithHooks(ev.hooks()))
+				case "deadline":
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithDeadline(ctx, clk.Now().Add(time.Hour))
+					defer cancel()
+				}
+				err := retry.Do(ctx, op, p, opts...)
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				want := 10*time.Second + 2*delay
+				require.Equal(t, want, re.Elapsed)
+				require.Contains(t, err.Error(), fmt.Sprintf("in %v", want))
+				if opt == "hooks" {
+					require.Len(t, ev.dones, 1)
+					require.Equal(t, want, ev.dones[0].Elapsed)
+				}
+			})
+		}
+	}
 }
 
 func TestPanicPassesThrough(t *testing.T) {
@@ -351,5 +402,32 @@ func result(t *testing.T, done <-chan error) error {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Do did not return")
 		return nil
+	}
+}
+
+// countingClock counts its readings.
+type countingClock struct {
+	*vclock
+	reads atomic.Int32
+}
+
+func (c *countingClock) Now() time.Time { c.reads.Add(1); return c.vclock.Now() }
+
+func TestFirstTrySuccessReadsNoClock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for _, p := range []policy.Policy{
+		policy.Default(),
+		policy.Default().WithMaxElapsed(time.Minute),
+		policy.Constant(0).WithMaxAttempts(3),
+		policy.Default().WithReset(policy.Reset{AfterIdle: time.Hour}),
+	} {
+		clk := &countingClock{vclock: newVClock()}
+		p := p.WithClock(clk)
+		require.NoError(t, retry.Do(ctx, succeed, p))
+		require.NoError(t, retry.Do(ctx, succeed, p, retry.WithHooks(&retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) {}})))
+		_, err := retry.DoValue(ctx, func(context.Context) (int, error) { return 1, nil }, p)
+		require.NoError(t, err)
+		require.Zero(t, clk.reads.Load(), "%v", p)
 	}
 }

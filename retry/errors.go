@@ -38,26 +38,30 @@ var ErrInvalid = errors.New("retry: invalid call")
 // can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
-	// first call.
+	// first call. For [Loop] it is what the attempt limit counts: the runs
+	// since the back-off last started over (the message gives the total
+	// too).
 	Attempts int
-	// Elapsed is the time from the start of the call to the stop. Unless the
-	// policy has a time limit, the clock is first read when the first
-	// attempt fails (so that a first-try success reads no clock); the
-	// first attempt's own duration is then not included.
-	// A call whose retries were all immediate and that had no timing
-	// setting (time limit, deadline, hooks, budget, reset rule) reads no
-	// clock and reports 0.
+	// Elapsed is the time from the end of the first attempt to the stop
+	// (for Loop, from the end of the run that last started the back-off
+	// over); the time limit (policy.Policy.WithMaxElapsed) counts the same
+	// way. It is 0 when the call stopped before or right at its first
+	// attempt's end. Measuring from the end of the first attempt keeps a
+	// first-try success free of clock reads, whatever the options.
 	Elapsed time.Duration
-	// Last is the error of the last attempt, or nil if none ran.
+	// Last is the error of the last attempt, or nil if none ran (or, in
+	// Loop, if the last run succeeded).
 	Last error
-	// Cause says why the call stopped: ErrExhausted, ErrBudgetExhausted, or
-	// the context's error (context.DeadlineExceeded also when the next wait
+	// Cause says why the call stopped: ErrExhausted, ErrBudgetExhausted,
+	// ErrHintTooLong (a hint above the policy's hint ceiling), or the
+	// context's error (context.DeadlineExceeded also when the next wait
 	// would have ended after the context's deadline).
 	Cause error
 
+	total    int    // Loop: every run, when Attempts counts from a start-over
 	detail   string // what ended it, in words, when Cause alone does not say
 	ctxCause error  // context.Cause, when it differs from Cause
-	hint     bool   // a hinted wait was too long: matches ErrHintTooLong
+	hint     bool   // a hinted wait was too long for the deadline or limit: matches ErrHintTooLong
 }
 
 // Error says why the call stopped, after how many attempts and how long,
@@ -73,6 +77,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "gave up after %s", attempts(e.Attempts))
 	default:
 		fmt.Fprintf(&b, "%s after %s", strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: "), attempts(e.Attempts))
+	}
+	if e.total > e.Attempts {
+		fmt.Fprintf(&b, " since the back-off last started over (%d in all)", e.total)
 	}
 	if e.Attempts > 0 && e.Elapsed > 0 {
 		fmt.Fprintf(&b, " in %v", roundElapsed(e.Elapsed))
@@ -97,7 +104,7 @@ func (e *Error) Error() string {
 // those that are nil.
 func (e *Error) Unwrap() []error {
 	var hint error
-	if e.hint {
+	if e.hint && e.Cause != ErrHintTooLong {
 		hint = ErrHintTooLong
 	}
 	errs := make([]error, 0, 4)

@@ -27,8 +27,8 @@ func TestGroupPermanentFailureReleasesEveryParkedTask(t *testing.T) {
 	var mu sync.Mutex
 	var ends []error
 	hooks := retry.WithHooks(&retry.Hooks{
-		OnRetry: func(retry.RetryEvent) { parked.Done() },
-		OnDone: func(e retry.DoneEvent) {
+		OnRetry: func(context.Context, retry.RetryEvent) { parked.Done() },
+		OnDone: func(_ context.Context, e retry.DoneEvent) {
 			mu.Lock()
 			ends = append(ends, e.Err)
 			mu.Unlock()

@@ -5,19 +5,22 @@ import (
 	"time"
 )
 
-// ErrHintTooLong is matched, with the reason and the last error, by the
-// error a call returns at once when an operation's hint (see [After]) asks
-// for a wait that would end after the context's deadline or past the
-// policy's time limit. Do neither sleeps past those nor pretends the server
-// said something else.
-var ErrHintTooLong = errors.New("retry: hinted wait exceeds the time left")
+// ErrHintTooLong is matched, with the last error, by the error a call
+// returns at once when an operation's hint (see [After]) asks for a wait
+// above the policy's hint ceiling (policy.Policy.WithMaxHint), or one that
+// would end after the context's deadline or past the policy's time limit
+// (the error then matches context.DeadlineExceeded or [ErrExhausted] too).
+// Do neither sleeps past those bounds nor comes back earlier than asked.
+var ErrHintTooLong = errors.New("retry: hinted wait too long")
 
 // After marks err with a server's hint: wait d before the next attempt
 // instead of the schedule's delay (an HTTP Retry-After, a gRPC pushback).
-// The hint is clamped to the policy's cap, which bounds every wait; a hint
-// that would end past the context's deadline or the policy's time limit ends
-// the call at once with an error matching [ErrHintTooLong]; a hint ≤ 0 means
-// retry now. The hint is not jittered.
+// The hint is honoured as given, not cut to the policy's cap: coming back
+// earlier than asked would only earn another refusal. A hint above the
+// policy's hint ceiling (policy.Policy.WithMaxHint, 5 minutes by default),
+// or one that would end past the context's deadline or the policy's time
+// limit, ends the call at once with an error matching [ErrHintTooLong] and
+// the last error. A hint ≤ 0 means retry now. The hint is not jittered.
 //
 // The schedule carries on after a hinted wait rather than starting over: a
 // server that pushed back once is likely still loaded, and starting over

@@ -13,14 +13,51 @@ import (
 	"github.com/retrykit/retrykit/retry/retrytest"
 )
 
-func TestHintClampedToTheCap(t *testing.T) {
+func TestHintAboveTheCapIsHonoured(t *testing.T) {
+	// The server said two minutes; a cap of 300ms bounds the schedule, not
+	// the server's word: coming back earlier would only be refused again.
 	clk := retrytest.NewClock()
-	op := &script{errs: []error{retry.After(2*time.Hour, errFlaky)}}
+	op := &script{errs: []error{retry.After(2*time.Minute, errFlaky)}}
 	done := make(chan error, 1)
 	go func() {
-		done <- retry.Do(context.Background(), op.op, policy.Default().WithCap(5*time.Minute).WithClock(clk))
+		done <- retry.Do(context.Background(), op.op, policy.Constant(100*time.Millisecond).WithCap(300*time.Millisecond).WithClock(clk))
 	}()
-	require.Equal(t, 5*time.Minute, clk.Step(t))
+	require.Equal(t, 2*time.Minute, clk.Step(t))
+	require.NoError(t, result(t, done))
+}
+
+func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       policy.Policy
+		hint    time.Duration
+		ceiling time.Duration
+	}{
+		{"default ceiling", policy.Default(), 484289 * time.Hour, policy.DefaultMaxHint},
+		{"just above the default", policy.Default(), policy.DefaultMaxHint + time.Second, policy.DefaultMaxHint},
+		{"own ceiling", policy.Default().WithMaxHint(time.Minute), 2 * time.Minute, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := retrytest.NewClock()
+			op := &script{errs: []error{retry.After(tt.hint, errFlaky)}}
+			err := retry.Do(context.Background(), op.op, tt.p.WithClock(clk))
+			require.ErrorIs(t, err, retry.ErrHintTooLong)
+			require.ErrorIs(t, err, errFlaky)
+			require.NotErrorIs(t, err, retry.ErrExhausted)
+			require.Zero(t, clk.Waits(), "never sleeps the hint")
+			require.Equal(t, 1, int(op.calls.Load()))
+			require.Contains(t, err.Error(), fmt.Sprintf("asked to wait %v, above the %v hint ceiling", tt.hint, tt.ceiling))
+		})
+	}
+}
+
+func TestHintAtTheCeilingIsWaited(t *testing.T) {
+	clk := retrytest.NewClock()
+	op := &script{errs: []error{retry.After(policy.DefaultMaxHint, errFlaky)}}
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(context.Background(), op.op, policy.Default().WithClock(clk)) }()
+	require.Equal(t, policy.DefaultMaxHint, clk.Step(t))
 	require.NoError(t, result(t, done))
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -26,8 +27,12 @@ type events struct {
 
 func (e *events) hooks() *retry.Hooks {
 	return &retry.Hooks{
-		OnRetry: func(ev retry.RetryEvent) { e.mu.Lock(); e.retries = append(e.retries, ev); e.mu.Unlock() },
-		OnDone:  func(ev retry.DoneEvent) { e.mu.Lock(); e.dones = append(e.dones, ev); e.mu.Unlock() },
+		OnRetry: func(_ context.Context, ev retry.RetryEvent) {
+			e.mu.Lock()
+			e.retries = append(e.retries, ev)
+			e.mu.Unlock()
+		},
+		OnDone: func(_ context.Context, ev retry.DoneEvent) { e.mu.Lock(); e.dones = append(e.dones, ev); e.mu.Unlock() },
 	}
 }
 
@@ -134,4 +139,140 @@ func TestFirstTryAllocationsWithHooksAndJitter(t *testing.T) {
 	ctx := context.Background()
 	require.Zero(t, testing.AllocsPerRun(1000, func() { _ = retry.Do(ctx, succeed, p, hooks) }))
 	require.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = retry.DoValue(ctx, succeedValue, p, hooks) }))
+}
+
+type ctxKey struct{}
+
+func TestOnDoneOnceForEveryCallEvenRefusedOnes(t *testing.T) {
+	ctx := context.WithValue(context.Background(), ctxKey{}, "request-42")
+	tests := []struct {
+		name string
+		run  func(opt retry.Option) error
+	}{
+		{"invalid policy", func(o retry.Option) error { return retry.Do(ctx, succeed, policy.Constant(-1), o) }},
+		{"nil fn", func(o retry.Option) error { return retry.Do(ctx, nil, policy.Default(), o) }},
+		{"nil fn in Loop", func(o retry.Option) error { return retry.Loop(ctx, nil, policy.Default(), o) }},
+		{"nil fn in DoValue", func(o retry.Option) error {
+			_, err := retry.DoValue[int](ctx, nil, policy.Default(), o)
+			return err
+		}},
+		{"value option of another type", func(o retry.Option) error {
+			_, err := retry.DoValue(ctx, func(context.Context) (int, error) { return 0, nil }, policy.Default(), o,
+				retry.RetryIfValue(func(string, error) bool { return false }))
+			return err
+		}},
+		{"cancelled before the first attempt", func(o retry.Option) error {
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return retry.Do(cctx, succeed, policy.Default(), o)
+		}},
+		{"first-try success", func(o retry.Option) error { return retry.Do(ctx, succeed, policy.Default(), o) }},
+		{"permanent at once", func(o retry.Option) error {
+			return retry.Do(ctx, func(context.Context) error { return retry.Permanent(errFlaky) }, policy.Default(), o)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []retry.DoneEvent
+			var vals []any
+			err := tt.run(retry.WithHooks(&retry.Hooks{OnDone: func(ctx context.Context, e retry.DoneEvent) {
+				got = append(got, e)
+				vals = append(vals, ctx.Value(ctxKey{}))
+			}}))
+			require.Len(t, got, 1, "OnDone exactly once")
+			require.Equal(t, err, got[0].Err)
+			require.Equal(t, "request-42", vals[0], "the hook gets the call's context")
+		})
+	}
+	t.Run("nil context", func(t *testing.T) {
+		var calls int
+		//lint:ignore SA1012 a nil context is the bad input under test
+		err := retry.Do(nil, succeed, policy.Default(), retry.WithHooks(&retry.Hooks{OnDone: func(ctx context.Context, e retry.DoneEvent) {
+			require.NotNil(t, ctx)
+			calls++
+		}}))
+		require.ErrorIs(t, err, retry.ErrInvalid)
+		require.Equal(t, 1, calls)
+	})
+}
+
+func TestOnRetryGetsTheCallsContext(t *testing.T) {
+	ctx := context.WithValue(context.Background(), ctxKey{}, "trace-7")
+	var vals []any
+	err := retry.Do(ctx, fails(2, errFlaky).op, policy.Constant(0).WithClock(newVClock()), retry.WithHooks(&retry.Hooks{
+		OnRetry: func(ctx context.Context, e retry.RetryEvent) { vals = append(vals, ctx.Value(ctxKey{})) },
+	}))
+	require.NoError(t, err)
+	require.Equal(t, []any{"trace-7", "trace-7"}, vals)
+}
+
+func TestSlogHooksCarryTheErrorValueAndContext(t *testing.T) {
+	var buf bytes.Buffer
+	h := &ctxHandler{Handler: slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})}
+	ctx := context.WithValue(context.Background(), ctxKey{}, "req-9")
+	err := retry.Do(ctx, fails(5, &codeError{Code: 503}).op, policy.Constant(0).WithMaxAttempts(2).WithClock(newVClock()),
+		retry.WithHooks(retry.SlogHooks(slog.New(h), slog.LevelWarn)))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	var recs []map[string]any
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var m map[string]any
+		require.NoError(t, dec.Decode(&m))
+		recs = append(recs, m)
+	}
+	require.Len(t, recs, 2)
+	require.Equal(t, "retry: waiting", recs[0]["msg"])
+	// The JSON handler writes an error value with its Error method; the
+	// handler before it saw the value itself (checked below), and the
+	// call's context.
+	require.Equal(t, "status 503", recs[0]["error"])
+	require.Equal(t, "req-9", recs[0]["req"])
+	require.Equal(t, "retry: gave up", recs[1]["msg"])
+	require.Equal(t, "WARN", recs[1]["level"])
+	require.Equal(t, "req-9", recs[1]["req"])
+	require.Equal(t, true, h.sawErrorValue, "slog.Any, not slog.String")
+}
+
+func TestSlogHooksLoopShutdownIsNotAFailure(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	clk := retrytest.NewClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Loop(ctx, succeed, policy.Constant(time.Second).WithClock(clk), retry.WithHooks(retry.SlogHooks(l, slog.LevelWarn)))
+	}()
+	clk.Step(t)
+	clk.NextWait(t)
+	cancel()
+	require.ErrorIs(t, result(t, done), context.Canceled)
+	out := buf.String()
+	require.NotContains(t, out, "gave up")
+	require.Contains(t, out, `"level":"DEBUG","msg":"retry: stopped"`)
+}
+
+// codeError is an error with an exported field, so that a JSON handler
+// shows whether it got the value or a string.
+type codeError struct{ Code int }
+
+func (e *codeError) Error() string { return "status " + strconv.Itoa(e.Code) }
+
+// ctxHandler adds the request value from the context to each record and
+// notes whether an "error" attribute arrived as a value.
+type ctxHandler struct {
+	slog.Handler
+	sawErrorValue bool
+}
+
+func (h *ctxHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "error" && a.Value.Kind() == slog.KindAny {
+			_, h.sawErrorValue = a.Value.Any().(error)
+		}
+		return true
+	})
+	if v, ok := ctx.Value(ctxKey{}).(string); ok {
+		r.AddAttrs(slog.String("req", v))
+	}
+	return h.Handler.Handle(ctx, r)
 }

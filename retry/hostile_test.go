@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retry/retrytest"
@@ -72,4 +73,13 @@ func TestGoWithNilGroupPanicsAtOnce(t *testing.T) {
 	require.PanicsWithValue(t, "retry: Go: nil *errgroup.Group", func() {
 		retry.Go(nil, context.Background(), succeed, policy.Default())
 	})
+}
+
+func TestTypedNilScheduleIsInvalidNotAPanic(t *testing.T) {
+	calls := 0
+	err := retry.Do(context.Background(), func(context.Context) error { calls++; return errFlaky },
+		policy.Custom(backoff.ScheduleFunc(nil)))
+	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.Zero(t, calls)
 }

@@ -17,7 +17,7 @@ import (
 // parkedSignal returns hooks that report each wait about to start.
 func parkedSignal() (retry.Option, <-chan struct{}) {
 	ch := make(chan struct{}, 1024)
-	return retry.WithHooks(&retry.Hooks{OnRetry: func(retry.RetryEvent) { ch <- struct{}{} }}), ch
+	return retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { ch <- struct{}{} }}), ch
 }
 
 // Each test cancels calls parked in a long real-clock wait and then checks

@@ -9,16 +9,23 @@ import (
 // Loop runs fn again and again, for reconnect and restart work (watch
 // streams, consumers, supervised processes), until ctx is done or fn returns
 // a [Permanent] error or one the policy does not retry. Between runs it waits
-// the policy's back-off, whether the run failed or succeeded, so that a run
-// that ends at once cannot spin.
+// the policy's back-off, whether the run failed or succeeded, and never less
+// than [LoopMinPause], so that a run that ends at once cannot spin.
 //
 // The policy's reset rule decides when the back-off starts over at its first
-// delay: by default after a run that returned nil; with
-// policy.Reset{AfterStableRun: 10 * time.Minute}, the kubelet's rule, after a
-// run that lasted ten minutes whatever its outcome. The policy's attempt and
-// time limits count from the last start-over, so that WithMaxAttempts(5)
-// means "give up after five runs in a row without a reset"; they end Loop
-// with an error matching [ErrExhausted].
+// delay: by default after a run that returned nil, the first run included;
+// with policy.Reset{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
+// after a run that lasted ten minutes whatever its outcome. The policy's
+// attempt and time limits count from the last start-over (the time limit
+// from the end of the run that started over), so that WithMaxAttempts(5)
+// means "give up after five failed runs in a row without a reset"; they end
+// Loop with an [*Error] matching [ErrExhausted] whose Attempts are the runs
+// they counted. A run that succeeded never makes Loop give up.
+//
+// Each run is a call for the policy's retry budget (it deposits); the pause
+// after a failed run is a retry and spends from it, the pause after a
+// successful run is not and spends nothing, so a healthy Loop is never
+// denied.
 //
 // Each wait is reported to the hooks' OnRetry (with Err nil after a run that
 // succeeded, and Reset set when the back-off started over). When ctx ends

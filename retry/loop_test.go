@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -127,4 +128,140 @@ func TestLoopAttemptLimitCountsFromTheLastReset(t *testing.T) {
 func TestLoopInvalid(t *testing.T) {
 	require.ErrorIs(t, retry.Loop(context.Background(), nil, policy.Default()), retry.ErrInvalid)
 	require.ErrorIs(t, retry.Loop(context.Background(), succeed, policy.Constant(-1)), policy.ErrInvalid)
+}
+
+// runs returns an operation that returns script[i] on its i-th run (the
+// last one for ever), counting the runs, and takes took[i] of clk's time if
+// given.
+func runs(clk *vclock, script []error, took []time.Duration, n *int) func(context.Context) error {
+	return func(context.Context) error {
+		run := *n
+		*n++
+		if run < len(took) && clk != nil {
+			clk.Advance(took[run])
+		}
+		return script[min(run, len(script)-1)]
+	}
+}
+
+func TestLoopFirstRunSuccessStartsOver(t *testing.T) {
+	// Run 1 succeeds, then every run fails: the limit of two attempts counts
+	// from the success, so three runs in all.
+	clk := newVClock()
+	n := 0
+	err := retry.Loop(context.Background(), runs(nil, []error{nil, errCrash}, nil, &n), policy.Constant(0).WithMaxAttempts(2).WithClock(clk))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.ErrorIs(t, err, errCrash)
+	require.Equal(t, 3, n)
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 2, re.Attempts, "the runs the limit counted")
+	require.EqualError(t, err, "retry: gave up after 2 attempts since the back-off last started over (3 in all) in 20ms: container exited with code 1")
+}
+
+func TestLoopAlwaysSucceedingNeverExhausts(t *testing.T) {
+	clk := retrytest.NewClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Loop(ctx, func(context.Context) error { n.Add(1); return nil }, policy.Constant(time.Second).WithMaxAttempts(1).WithClock(clk))
+	}()
+	for range 5 {
+		require.Equal(t, time.Second, clk.Step(t))
+	}
+	clk.NextWait(t)
+	cancel()
+	err := result(t, done)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, int32(6), n.Load())
+}
+
+func TestLoopTimeLimitCountsFromTheFirstRunSuccess(t *testing.T) {
+	// Run 1 succeeds after 20s; the 25s limit counts from then: the failure
+	// at 30s is retried, the one at 40s would wait past 20s+25s.
+	clk := newVClock()
+	n := 0
+	err := retry.Loop(context.Background(), runs(clk, []error{nil, errCrash}, []time.Duration{20 * time.Second}, &n),
+		policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 3, n, "the success, then failures at 30s and 40s")
+	require.Equal(t, []time.Duration{10 * time.Second, 10 * time.Second}, clk.Waits())
+}
+
+func TestLoopStableFirstRunThenCrashStartsFresh(t *testing.T) {
+	// The kubelet rule with a five-minute limit: a first run that stays up
+	// for 11 minutes and then crashes gets a fresh 10s back-off.
+	clk := newVClock()
+	n := 0
+	p := policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}).WithMaxElapsed(5 * time.Minute).WithClock(clk)
+	err := retry.Loop(context.Background(), runs(clk, []error{errCrash}, []time.Duration{11 * time.Minute}, &n), p)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second}, clk.Waits(),
+		"10s, 20s, 40s, 80s fit in five minutes from the crash; 160s more would not")
+}
+
+func TestLoopHealthyIsNeverDeniedByABudget(t *testing.T) {
+	// Every run succeeds: each is a call, and the pauses after them are not
+	// retries, so even a budget that allows no retry never ends the loop.
+	clk := retrytest.NewClock()
+	b := policy.NewBudget(0.1, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Loop(ctx, succeed, policy.Constant(time.Second).WithBudget(b).WithClock(clk))
+	}()
+	for range 30 {
+		require.Equal(t, time.Second, clk.Step(t))
+	}
+	clk.NextWait(t)
+	cancel()
+	err := result(t, done)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotErrorIs(t, err, retry.ErrBudgetExhausted)
+}
+
+func TestLoopRunsDepositIntoTheBudget(t *testing.T) {
+	// Ten healthy runs deposit ten calls: with a 10% ratio they pay for one
+	// retry after the crash that follows, and the next crash is denied.
+	clk := retrytest.NewClock()
+	b := policy.NewBudget(0.1, 0)
+	var n atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Loop(context.Background(), func(context.Context) error {
+			if n.Add(1) <= 10 {
+				return nil
+			}
+			return errCrash
+		}, policy.Constant(time.Second).WithBudget(b).WithClock(clk))
+	}()
+	for range 11 { // ten pauses after successes, one paid retry
+		require.Equal(t, time.Second, clk.Step(t))
+	}
+	err := result(t, done)
+	require.ErrorIs(t, err, retry.ErrBudgetExhausted)
+	require.ErrorIs(t, err, errCrash)
+	require.Equal(t, int32(12), n.Load())
+}
+
+func TestLoopCannotSpin(t *testing.T) {
+	// Constant(0) and an operation that returns at once: Loop still pauses
+	// LoopMinPause between runs, so 50ms hold at most six runs.
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		n := 0
+		err := retry.Loop(ctx, func(context.Context) error { n++; return nil }, policy.Constant(0))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.LessOrEqual(t, n, int(50*time.Millisecond/retry.LoopMinPause)+1)
+		require.GreaterOrEqual(t, n, 4)
+	})
+	// A hint of zero does not spin it either.
+	clk := newVClock()
+	n := 0
+	err := retry.Loop(context.Background(), runs(nil, []error{retry.After(0, errCrash)}, nil, &n), policy.Constant(0).WithMaxAttempts(4).WithClock(clk))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, []time.Duration{retry.LoopMinPause, retry.LoopMinPause, retry.LoopMinPause}, clk.Waits())
 }

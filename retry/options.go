@@ -1,6 +1,9 @@
 package retry
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // An Option changes one call of [Do], [DoValue], [Loop] or [Go]. Options
 // are plain values: build one once and pass it to any number of calls.
@@ -42,15 +45,19 @@ func RetryIfValue[T any](retry func(T, error) bool) Option {
 }
 
 // Hooks observe a call: each retry before its wait starts, and the end. They
-// are called on the goroutine running the call and must not block it for
+// are called on the goroutine running the call, with the call's context (so
+// that tracing and request-scoped loggers work), and must not block it for
 // long. A zero Hooks observes nothing; a Hooks may be shared by concurrent
 // calls when its functions are safe for concurrent use.
 type Hooks struct {
 	// OnRetry is called when a wait is really about to start: after a
 	// failed attempt that will be retried, never after the final one.
-	OnRetry func(RetryEvent)
-	// OnDone is called once when the call ends, with what it returns.
-	OnDone func(DoneEvent)
+	OnRetry func(context.Context, RetryEvent)
+	// OnDone is called exactly once when the call ends, with what it
+	// returns, including a call refused before its first attempt (a nil
+	// function or context, an invalid policy); a nil context is passed on as
+	// context.Background().
+	OnDone func(context.Context, DoneEvent)
 }
 
 // RetryEvent describes a retry about to wait.
@@ -58,14 +65,14 @@ type RetryEvent struct {
 	Attempt int           // the attempt that just failed, counting the first call
 	Err     error         // its error; nil for a Loop run that succeeded
 	Delay   time.Duration // the wait about to start
-	Elapsed time.Duration // since the call (or, in Loop, the last start-over) began
+	Elapsed time.Duration // since the end of the first attempt (in Loop, of the run that last started the back-off over)
 	Hinted  bool          // Delay came from the operation's hint (see After)
 	Reset   bool          // the reset rule started the back-off over before this wait
 }
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	Attempts int           // attempts made, counting the first call
-	Elapsed  time.Duration // since the call began
+	Attempts int           // attempts made, counting the first call (in Loop, every run)
+	Elapsed  time.Duration // as Error.Elapsed: from the end of the first attempt; 0 if that attempt ended the call
 	Err      error         // what the call returns
 }

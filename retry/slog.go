@@ -2,19 +2,29 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 )
 
-// SlogHooks returns hooks that log to l: one record at level for each retry
-// (attempt, delay, elapsed, error), none after the final attempt, and one at
-// the end of a call that retried or failed ("retry: gave up" or
-// "retry: succeeded"); a first-try success logs nothing. A nil l logs to
-// slog.Default(). The hooks are safe for concurrent use.
+// SlogHooks returns hooks that log to l through LogAttrs with the call's
+// context, so that handlers see request-scoped values:
+//
+//   - one record at level for each retry ("retry: waiting", with attempt,
+//     delay, elapsed and the error as a value, slog.Any("error", err)), none
+//     after the final attempt;
+//   - one record at the end of a call that retried or failed: "retry: gave
+//     up" at level, with the error, or "retry: succeeded";
+//   - a call that ended because its own context was cancelled, such as a
+//     Loop being shut down, is logged as "retry: stopped" at
+//     slog.LevelDebug, not as a failure.
+//
+// A first-try success logs nothing. A nil l logs to slog.Default(). The
+// hooks are safe for concurrent use.
 func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 	return &Hooks{
-		OnRetry: func(e RetryEvent) {
+		OnRetry: func(ctx context.Context, e RetryEvent) {
 			lg := logger(l)
-			if !lg.Enabled(context.Background(), level) {
+			if !lg.Enabled(ctx, level) {
 				return
 			}
 			attrs := []slog.Attr{
@@ -23,7 +33,7 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 				slog.Duration("elapsed", e.Elapsed),
 			}
 			if e.Err != nil {
-				attrs = append(attrs, slog.String("error", e.Err.Error()))
+				attrs = append(attrs, slog.Any("error", e.Err))
 			}
 			if e.Hinted {
 				attrs = append(attrs, slog.Bool("hinted", true))
@@ -31,22 +41,32 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if e.Reset {
 				attrs = append(attrs, slog.Bool("reset", true))
 			}
-			lg.LogAttrs(context.Background(), level, "retry: waiting", attrs...)
+			lg.LogAttrs(ctx, level, "retry: waiting", attrs...)
 		},
-		OnDone: func(e DoneEvent) {
+		OnDone: func(ctx context.Context, e DoneEvent) {
 			if e.Err == nil && e.Attempts <= 1 {
 				return
 			}
 			lg := logger(l)
-			msg, attrs := "retry: succeeded", []slog.Attr{
+			msg, lvl := "retry: succeeded", level
+			switch {
+			case e.Err == nil:
+			case errors.Is(e.Err, context.Canceled) && ctx.Err() != nil:
+				msg, lvl = "retry: stopped", slog.LevelDebug
+			default:
+				msg = "retry: gave up"
+			}
+			if !lg.Enabled(ctx, lvl) {
+				return
+			}
+			attrs := []slog.Attr{
 				slog.Int("attempts", e.Attempts),
 				slog.Duration("elapsed", e.Elapsed),
 			}
 			if e.Err != nil {
-				msg = "retry: gave up"
-				attrs = append(attrs, slog.String("error", e.Err.Error()))
+				attrs = append(attrs, slog.Any("error", e.Err))
 			}
-			lg.LogAttrs(context.Background(), level, msg, attrs...)
+			lg.LogAttrs(ctx, lvl, msg, attrs...)
 		},
 	}
 }

@@ -71,7 +71,7 @@ func TestStressGroupWithBudget(t *testing.T) {
 				return errFlaky
 			}
 			return nil
-		}, p, retry.WithHooks(&retry.Hooks{OnDone: func(e retry.DoneEvent) {
+		}, p, retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) {
 			switch {
 			case e.Err == nil:
 				ok.Add(1)
@@ -150,7 +150,7 @@ func BenchmarkParkedCallMemory(b *testing.B) {
 			<-ctx.Done()
 		})
 		heap, stack := park(func(ctx context.Context, signal chan<- struct{}) {
-			hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(retry.RetryEvent) { signal <- struct{}{} }})
+			hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { signal <- struct{}{} }})
 			_ = retry.Do(ctx, func(context.Context) error { return errFlaky }, p, hooks)
 		})
 		b.ReportMetric((heap-baseHeap)/parked, "heap-B/call")

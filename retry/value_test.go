@@ -32,7 +32,7 @@ func TestRetryIfValue(t *testing.T) {
 }
 
 func TestRetryIfValueExhaustedKeepsTheLastValue(t *testing.T) {
-	code, err := retry.DoValue(context.Background(), statuses(503), policy.Constant(0).WithMaxAttempts(3), retryUnavailable)
+	code, err := retry.DoValue(context.Background(), statuses(503), policy.Constant(0).WithMaxAttempts(3).WithClock(newVClock()), retryUnavailable)
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.ErrorIs(t, err, retry.ErrRejected)
 	require.Equal(t, 503, code)

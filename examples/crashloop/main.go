@@ -42,7 +42,7 @@ func main() {
 	start := time.Now()
 	run := 0
 	hooks := retry.WithHooks(&retry.Hooks{
-		OnRetry: func(e retry.RetryEvent) {
+		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			note := ""
 			if e.Reset {
 				note = "  (the last run was stable: back-off starts over)"

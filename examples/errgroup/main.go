@@ -62,8 +62,8 @@ func main() {
 
 	var attempts, retries, denied, exhausted, ok atomic.Int64
 	hooks := retry.WithHooks(&retry.Hooks{
-		OnRetry: func(retry.RetryEvent) { retries.Add(1) },
-		OnDone: func(e retry.DoneEvent) {
+		OnRetry: func(context.Context, retry.RetryEvent) { retries.Add(1) },
+		OnDone: func(_ context.Context, e retry.DoneEvent) {
 			switch {
 			case e.Err == nil:
 				ok.Add(1)

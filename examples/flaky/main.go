@@ -42,10 +42,10 @@ func main() {
 	fmt.Printf("policy: %v\n", p)
 
 	hooks := retry.WithHooks(&retry.Hooks{
-		OnRetry: func(e retry.RetryEvent) {
+		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			fmt.Printf("attempt %d failed after %v: %v; waiting %v\n", e.Attempt, e.Elapsed.Round(time.Millisecond), e.Err, e.Delay)
 		},
-		OnDone: func(e retry.DoneEvent) {
+		OnDone: func(_ context.Context, e retry.DoneEvent) {
 			fmt.Printf("done after %d attempts in %v: err = %v\n", e.Attempts, e.Elapsed.Round(time.Millisecond), e.Err)
 		},
 	})

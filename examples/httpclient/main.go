@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -44,7 +45,7 @@ func main() {
 		WithJitter(backoff.Jitter{Kind: backoff.Equal})
 	tr := retryhttp.New(nil, p)
 	tr.Options = []retry.Option{retry.WithHooks(&retry.Hooks{
-		OnRetry: func(e retry.RetryEvent) {
+		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			why := "the schedule"
 			if e.Hinted {
 				why = "the server's Retry-After"
