@@ -1,6 +1,7 @@
 package backoff_test
 
 import (
+	"math"
 	"runtime"
 	"strconv"
 	"testing"
@@ -93,12 +94,26 @@ func tableBytesPerKey(keys []string) float64 {
 // No call stalls the table, however many keys it holds: with a million keys
 // gone idle, the longest of the following calls stays far below the time a
 // sweep of them took (tens of milliseconds). Real time, so the bound is
-// generous; the figure is logged.
+// generous, and a round whose longest call is over it is run again, up to
+// three rounds: a stall of the table's making comes back every round, the
+// operating system's preemption does not. The figures are logged.
 func TestKeyedLatencyWithIdleKeys(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("times calls; run without -short and -race")
 	}
-	keys := burstKeys()
+	const bound = 10 * time.Millisecond
+	best := time.Duration(math.MaxInt64)
+	for round := 1; round <= 3 && best >= bound; round++ {
+		first, longest := idleBurstLatency(burstKeys())
+		t.Logf("round %d, after %d keys went idle: the first call %v, the longest %v", round, burstKeys(), first, longest)
+		best = min(best, longest)
+	}
+	require.Less(t, best, bound)
+}
+
+// idleBurstLatency passes keys keys through a table, lets them all go idle,
+// and times the calls that follow: the first, and the longest of 20,000.
+func idleBurstLatency(keys int) (first, longest time.Duration) {
 	k := imagePull()
 	now := t0
 	for i := range keys {
@@ -108,8 +123,8 @@ func TestKeyedLatencyWithIdleKeys(t *testing.T) {
 	now = now.Add(601 * time.Second) // every key of the burst is idle
 	start := time.Now()
 	k.InBackoff("first", now) // lets go of the burst
-	first := time.Since(start)
-	longest := first
+	first = time.Since(start)
+	longest = first
 	for i := range 20_000 {
 		key := "after-" + strconv.Itoa(i)
 		start := time.Now()
@@ -124,8 +139,7 @@ func TestKeyedLatencyWithIdleKeys(t *testing.T) {
 		longest = max(longest, time.Since(start))
 		now = now.Add(time.Millisecond)
 	}
-	t.Logf("after %d keys went idle: the first call %v, the longest %v", keys, first, longest)
-	require.Less(t, longest, 10*time.Millisecond)
+	return first, longest
 }
 
 // BenchmarkKeyedGrow fills a table with a million string keys and reports
