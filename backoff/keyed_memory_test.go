@@ -171,3 +171,39 @@ func TestKeyedNextAllocs(t *testing.T) {
 		k.Delay("img", now)
 	}))
 }
+
+// BenchmarkKeyedSteady keeps a million string keys resident, each used every
+// 300s (half the idle window), for two windows, and reports the heap the
+// table holds per key, sampled every 100,000 calls after the first round:
+// on average and at its peak, while keys move from one generation to the
+// next.
+func BenchmarkKeyedSteady(b *testing.B) {
+	const n = 1_000_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = strconv.Itoa(i)
+	}
+	var mean, peak float64
+	for b.Loop() {
+		before := heapInUse()
+		k := imagePull()
+		now := t0
+		var sum, most uint64
+		samples := 0
+		for i := range 4 * n {
+			k.Next(keys[i%n], now)
+			now = now.Add(300 * time.Microsecond)
+			if i >= n && i%(n/10) == 0 {
+				h := heapInUse() - before
+				most = max(most, h)
+				sum += h
+				samples++
+			}
+		}
+		mean = float64(sum) / float64(samples) / n
+		peak = float64(most) / n
+		runtime.KeepAlive(k)
+	}
+	b.ReportMetric(mean, "B/key")
+	b.ReportMetric(peak, "peak-B/key")
+}
