@@ -42,3 +42,30 @@ func ExampleScheduleFunc() {
 	fmt.Println()
 	// Output: 1s 1s 2s 3s 5s 8s 10s
 }
+
+func ExampleKeyed() {
+	// The zero Keyed is client-go's ImagePullBackOff: the kubelet schedule,
+	// and a key idle for more than 600s starts over.
+	var pulls backoff.Keyed[string]
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 3 {
+		d := pulls.Next("nginx:1.27", now)
+		fmt.Println("wait", d, "- in back-off halfway:", pulls.InBackoff("nginx:1.27", now.Add(d/2)))
+		now = now.Add(d)
+	}
+	fmt.Println("after 11 idle minutes: wait", pulls.Next("nginx:1.27", now.Add(11*time.Minute)))
+	// Output:
+	// wait 10s - in back-off halfway: true
+	// wait 20s - in back-off halfway: true
+	// wait 40s - in back-off halfway: true
+	// after 11 idle minutes: wait 10s
+}
+
+func ExampleNewKeyed() {
+	// Per-host back-off for an HTTP client: 1s doubling to a minute, and a
+	// host left alone for five minutes starts over.
+	hosts := backoff.NewKeyed[string](backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 2}, time.Minute), 5*time.Minute)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	fmt.Println(hosts.Next("api.example.com", now), hosts.Next("api.example.com", now), hosts.Next("cdn.example.com", now))
+	// Output: 1s 2s 1s
+}

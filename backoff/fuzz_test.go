@@ -10,7 +10,8 @@ import (
 
 // FuzzSchedule checks the bounds every schedule must keep for every input:
 // never negative, never above the cap, never decreasing as the attempt grows
-// (without jitter), and no panic, up to attempt math.MaxInt.
+// (without jitter), and no panic, up to attempt math.MaxInt; and a Strategy
+// built on the schedule hands out its first delays exactly.
 func FuzzSchedule(f *testing.F) {
 	f.Add(int64(10*time.Second), 2.0, int64(300*time.Second), 1)
 	f.Add(int64(10*time.Second), 2.0, int64(300*time.Second), math.MaxInt)
@@ -39,6 +40,12 @@ func FuzzSchedule(f *testing.F) {
 			}
 			if raw := s.Delay(n); raw < 0 {
 				t.Fatalf("%#v: uncapped Delay(%d) = %v", s, n, raw)
+			}
+			st := backoff.NewStrategy(capped)
+			for k := 1; k <= 66; k++ {
+				if got, want := st.Next(), capped.Delay(k); got != want {
+					t.Fatalf("%#v cap %v: Next #%d = %v, want Delay(%d) = %v", s, time.Duration(limit), k, got, k, want)
+				}
 			}
 		}
 	})

@@ -12,35 +12,54 @@ import (
 // is still waiting, and a key left alone for longer than the idle window
 // starts over.
 //
-// Entries idle past the window are removed as a side effect of the other
-// methods (at most one sweep per window), so memory stays bounded by the keys
-// seen within about two windows, however many keys come and go; there is no
-// GC to remember to call.
+// Idle keys are forgotten as a side effect of the other methods, with no
+// sweep: the table keeps two generations of keys, the one being filled and
+// the one before it, and lets go of a generation as a whole once every key in
+// it is idle. Every call costs about the same, however many keys the table
+// holds, and the memory of keys that came and went returns to the runtime
+// (Go maps never shrink; a dropped generation is freed whole). The keys held
+// are those used within about the last two idle windows; there is no GC to
+// remember to call.
 //
-// Time is passed in: Keyed reads no clock. It is safe for concurrent use. The
-// zero value is not usable: call [NewKeyed].
+// Time is passed in: Keyed reads no clock. It expects times within about 290
+// years of one another: a time further from the first one the table saw
+// starts the table afresh. It is safe for concurrent use.
+//
+// The zero Keyed is ready to use: it follows the [Kubelet] schedule (10s,
+// doubling, capped at 300s) with an idle window of twice the cap (600s), as
+// ImagePullBackOff does.
 type Keyed[K comparable] struct {
-	s    Schedule
-	idle time.Duration
+	s    Schedule      // nil: Kubelet
+	idle time.Duration // 0: twice Kubelet's cap; < 0: never idle
 
 	mu      sync.Mutex
-	entries map[K]keyedEntry
-	swept   time.Time // the last sweep; zero before the first
+	started bool
+	epoch   time.Time     // times are kept as offsets from this one
+	began   time.Duration // when cur's generation began
+	cur     map[K]keyedEntry
+	old     map[K]keyedEntry // the previous generation; no key is in both
+	curLast time.Duration    // no key in cur has a later last Next
+	oldLast time.Duration    // nor in old
 }
 
 type keyedEntry struct {
-	n    int       // position in the schedule, ≥ 1
-	last time.Time // the last Next
+	n    int           // position in the schedule, ≥ 1
+	last time.Duration // the last Next, as an offset from epoch
 }
 
 // NewKeyed returns a table that gives each key the delays of s, starting
 // over for a key whose last Next is more than idle ago. client-go's
-// ImagePullBackOff is NewKeyed[K](Cap(Exponential{10s, 2}, 300s), 600s): the
-// idle window is twice the cap. An idle ≤ 0 means keys never start over by
-// themselves and are removed only by [Keyed.Reset]. A nil s panics.
+// ImagePullBackOff, the zero Keyed's behaviour, is
+// NewKeyed[string](backoff.Kubelet(), 600*time.Second): the idle window is
+// twice the cap. An idle ≤ 0 means keys never start over by themselves and
+// are removed only by [Keyed.Reset]; the table's memory then stays at the
+// most keys it ever held. A nil s panics.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	mustSchedule(s, "NewKeyed")
-	return &Keyed[K]{s: s, idle: idle, entries: make(map[K]keyedEntry)}
+	if idle <= 0 {
+		idle = -1 // the zero idle is the zero Keyed's window
+	}
+	return &Keyed[K]{s: s, idle: idle}
 }
 
 // Next advances key's sequence at time now and returns the delay to wait:
@@ -48,73 +67,145 @@ func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 // one otherwise.
 func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
 	k.mu.Lock()
-	k.sweep(now)
-	e, ok := k.entries[key]
-	if !ok || k.expired(e, now) {
+	t := k.turn(now)
+	e, ok := k.cur[key]
+	if !ok {
+		if e, ok = k.old[key]; ok {
+			delete(k.old, key)
+			if len(k.old) == 0 {
+				k.old = nil // drained: its memory need not wait for the window
+			}
+		}
+		if k.cur == nil {
+			k.cur = make(map[K]keyedEntry)
+		}
+	}
+	if !ok || k.expired(e, t) {
 		e.n = 1
 	} else if e.n < math.MaxInt {
 		e.n++
 	}
-	e.last = now
-	k.entries[key] = e
+	e.last = t
+	k.cur[key] = e
+	k.curLast = max(k.curLast, t)
 	k.mu.Unlock()
-	return max(k.s.Delay(e.n), 0)
+	return k.delay(e.n)
 }
 
 // Delay returns key's current delay at time now: the one the last Next
 // returned, or 0 for a key with none or one idle past the window.
 func (k *Keyed[K]) Delay(key K, now time.Time) time.Duration {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.sweep(now)
-	e, ok := k.entries[key]
-	if !ok || k.expired(e, now) {
+	e, _, ok := k.get(key, now)
+	k.mu.Unlock()
+	if !ok {
 		return 0
 	}
-	return max(k.s.Delay(e.n), 0)
+	return k.delay(e.n)
 }
 
 // InBackoff reports whether key is still waiting at time now: less than its
 // current delay has passed since its last Next.
 func (k *Keyed[K]) InBackoff(key K, now time.Time) bool {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.sweep(now)
-	e, ok := k.entries[key]
-	if !ok || k.expired(e, now) {
-		return false
-	}
-	return now.Sub(e.last) < max(k.s.Delay(e.n), 0)
+	e, t, ok := k.get(key, now)
+	k.mu.Unlock()
+	return ok && subSat(t, e.last) < k.delay(e.n)
 }
 
 // Reset forgets key: its next Next starts over.
 func (k *Keyed[K]) Reset(key K) {
 	k.mu.Lock()
-	delete(k.entries, key)
+	delete(k.cur, key)
+	delete(k.old, key)
+	if len(k.old) == 0 {
+		k.old = nil
+	}
 	k.mu.Unlock()
 }
 
-// Len returns the number of keys held, idle ones not yet swept included.
+// Len returns the number of keys held, idle ones not yet let go of included.
 func (k *Keyed[K]) Len() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return len(k.entries)
+	return len(k.cur) + len(k.old)
 }
 
-func (k *Keyed[K]) expired(e keyedEntry, now time.Time) bool {
-	return k.idle > 0 && now.Sub(e.last) > k.idle
-}
-
-// sweep removes the idle entries, at most once per idle window, so that its
-// cost spreads over the calls of a window. Called with mu held.
-func (k *Keyed[K]) sweep(now time.Time) {
-	if k.idle <= 0 || now.Sub(k.swept) < k.idle {
-		return
+// get returns key's entry at time now, if it has one that is not idle, and
+// now as an offset. Called with mu held.
+func (k *Keyed[K]) get(key K, now time.Time) (keyedEntry, time.Duration, bool) {
+	t := k.turn(now)
+	e, ok := k.cur[key]
+	if !ok {
+		e, ok = k.old[key]
 	}
-	for key, e := range k.entries {
-		if k.expired(e, now) {
-			delete(k.entries, key)
+	return e, t, ok && !k.expired(e, t)
+}
+
+func (k *Keyed[K]) delay(n int) time.Duration {
+	if k.s == nil {
+		return Kubelet().Delay(n)
+	}
+	return max(k.s.Delay(n), 0)
+}
+
+func (k *Keyed[K]) window() time.Duration {
+	if k.idle == 0 {
+		return 2 * kubeletCap
+	}
+	return k.idle
+}
+
+func (k *Keyed[K]) expired(e keyedEntry, t time.Duration) bool {
+	idle := k.window()
+	return idle > 0 && subSat(t, e.last) > idle
+}
+
+// at returns now as an offset from the epoch, the first time the table saw.
+// A time too far from the epoch for an offset starts the table afresh with
+// it as the epoch. Called with mu held.
+func (k *Keyed[K]) at(now time.Time) time.Duration {
+	if k.started {
+		if t := now.Sub(k.epoch); t != math.MinInt64 && t != math.MaxInt64 {
+			return t
 		}
 	}
-	k.swept = now
+	k.started, k.epoch, k.began = true, now, 0
+	k.cur, k.old, k.curLast, k.oldLast = nil, nil, 0, 0
+	return 0
+}
+
+// turn lets go of the old generation once all its keys are idle, and starts
+// a new generation when the current one has lasted a window, and returns now
+// as an offset. It never looks at a key: its cost does not depend on the
+// table's size. Called with mu held.
+func (k *Keyed[K]) turn(now time.Time) time.Duration {
+	t := k.at(now)
+	idle := k.window()
+	if idle <= 0 {
+		return t
+	}
+	if k.old != nil && subSat(t, k.oldLast) > idle {
+		k.old = nil
+	}
+	if k.old == nil && subSat(t, k.began) >= idle {
+		k.old, k.oldLast = k.cur, k.curLast
+		k.cur, k.curLast, k.began = nil, math.MinInt64, t
+		if subSat(t, k.oldLast) > idle {
+			k.old = nil
+		}
+	}
+	return t
+}
+
+// subSat returns a-b, saturated to the range of time.Duration.
+func subSat(a, b time.Duration) time.Duration {
+	d := a - b
+	if (b < 0 && d < a) || (b > 0 && d > a) {
+		if b < 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return d
 }

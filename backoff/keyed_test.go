@@ -14,7 +14,7 @@ import (
 // imagePull is client-go's ImagePullBackOff: 10s ×2 capped at 300s, reset
 // after 2 × 300s idle.
 func imagePull() *backoff.Keyed[string] {
-	return backoff.NewKeyed[string](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+	return backoff.NewKeyed[string](backoff.Kubelet(), 600*time.Second)
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -67,7 +67,7 @@ func TestKeyedMemoryStaysBounded(t *testing.T) {
 	}
 	// One new key every second: with a 600s idle window, only the keys of
 	// about the last two windows may stay resident.
-	k := backoff.NewKeyed[int](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+	k := backoff.NewKeyed[int](backoff.Kubelet(), 600*time.Second)
 	now := t0
 	peak := 0
 	for i := range keys {
@@ -95,8 +95,70 @@ func TestKeyedConcurrentUse(t *testing.T) {
 	require.LessOrEqual(t, k.Len(), 80)
 }
 
+// The zero Keyed is client-go's ImagePullBackOff: the kubelet schedule and
+// an idle window of twice its cap.
+func TestKeyedZeroValue(t *testing.T) {
+	var k backoff.Keyed[string]
+	require.Zero(t, k.Len())
+	require.False(t, k.InBackoff("img", t0))
+	require.Zero(t, k.Delay("img", t0))
+	now := t0
+	for i, w := range []time.Duration{10, 20, 40, 80, 160, 300, 300} {
+		d := k.Next("img", now)
+		require.Equal(t, w*time.Second, d, "pull failure %d", i+1)
+		require.True(t, k.InBackoff("img", now.Add(d-1)))
+		require.False(t, k.InBackoff("img", now.Add(d)))
+		now = now.Add(d)
+	}
+	last := now.Add(-300 * time.Second)
+	require.Equal(t, 300*time.Second, k.Delay("img", last.Add(600*time.Second)), "at the window: not idle yet")
+	require.Zero(t, k.Delay("img", last.Add(600*time.Second+1)), "past the window: idle")
+	require.Equal(t, 10*time.Second, k.Next("img", last.Add(601*time.Second)))
+	k.Reset("img")
+	require.Zero(t, k.Len())
+	require.Equal(t, 10*time.Second, k.Next("img", last.Add(602*time.Second)))
+}
+
+// With no idle window a key keeps its place however long it waits.
+func TestKeyedWithoutIdleWindow(t *testing.T) {
+	for _, idle := range []time.Duration{0, -time.Second} {
+		k := backoff.NewKeyed[string](backoff.Kubelet(), idle)
+		require.Equal(t, 10*time.Second, k.Next("a", t0))
+		require.Equal(t, 20*time.Second, k.Next("a", t0.Add(100*365*24*time.Hour)))
+		require.Equal(t, 20*time.Second, k.Delay("a", t0.Add(200*365*24*time.Hour)))
+		require.Equal(t, 1, k.Len())
+	}
+}
+
+// A key used in one generation and again in the next keeps its sequence, and
+// one that moved on is not counted twice.
+func TestKeyedKeyCrossesGenerations(t *testing.T) {
+	k := imagePull()
+	now := t0
+	for i, w := range []time.Duration{10, 20, 40, 80, 160, 300, 300, 300, 300, 300} {
+		require.Equal(t, w*time.Second, k.Next("a", now), "Next #%d at %v", i+1, now.Sub(t0))
+		k.Next("b", now)
+		require.Equal(t, 2, k.Len())
+		now = now.Add(500 * time.Second) // within the window, across generations
+	}
+	k.Reset("a")
+	require.Equal(t, 1, k.Len())
+	require.Equal(t, 10*time.Second, k.Next("a", now))
+}
+
+// Times more than about 290 years apart cannot be compared as offsets: the
+// table starts afresh rather than misjudge which keys are idle.
+func TestKeyedFarApartTimesStartAfresh(t *testing.T) {
+	k := imagePull()
+	require.Equal(t, 10*time.Second, k.Next("a", time.Time{}))
+	require.Equal(t, 20*time.Second, k.Next("a", time.Time{}.Add(time.Second)))
+	require.Equal(t, 10*time.Second, k.Next("a", t0), "two thousand years later")
+	require.Equal(t, 1, k.Len())
+	require.True(t, k.InBackoff("a", t0.Add(time.Second)))
+}
+
 func BenchmarkKeyedNext(b *testing.B) {
-	k := backoff.NewKeyed[int](backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second), 600*time.Second)
+	k := backoff.NewKeyed[int](backoff.Kubelet(), 600*time.Second)
 	now := t0
 	b.ReportAllocs()
 	i := 0

@@ -47,6 +47,21 @@ func Cap(s Schedule, limit time.Duration) Schedule {
 	return capped{s: s, limit: limit}
 }
 
+// Kubelet returns the Kubernetes kubelet schedule: 10s after the first
+// failure, doubling, capped at 300s, the numbers of CrashLoopBackOff and of
+// client-go's ImagePullBackOff. It is
+// Cap(Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second).
+// [Default] hands it out one delay at a time, and a zero [Keyed] uses it.
+func Kubelet() Schedule {
+	return capped{s: Exponential{Base: kubeletBase, Factor: 2}, limit: kubeletCap}
+}
+
+// The first delay and the cap of [Kubelet].
+const (
+	kubeletBase = 10 * time.Second
+	kubeletCap  = 300 * time.Second
+)
+
 // mustSchedule panics, at construction rather than at first use, for a nil
 // schedule: a programming error that no configuration can cause (package
 // policy reports a nil custom schedule as an invalid policy instead).

@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"math"
-	"sync"
 	"time"
 )
 
@@ -11,48 +10,110 @@ import (
 // It holds state, so it belongs to one sequence: one connection, one
 // container, one key. To run independent operations, give each its own
 // Strategy, or use package retry, which keeps that state on each call's stack.
+// Each implementation says whether it is safe for concurrent use: those of
+// this package are not (like k8s's wait.Backoff, and for speed: a Next is a
+// few nanoseconds), the one of policy.Policy.Strategy is.
 type Strategy interface {
 	Next() time.Duration // how long to wait before the next try
 	Reset()              // after a success: the next Next starts over
 }
 
-// Default returns the Kubernetes kubelet back-off: 10s, 20s, 40s, 80s, 160s,
-// then 300s for ever; after Reset it starts again at 10s. These are the
-// numbers of CrashLoopBackOff and ImagePullBackOff.
+// Default returns the Kubernetes kubelet back-off, [Kubelet] one delay at a
+// time: 10s, 20s, 40s, 80s, 160s, then 300s for ever; after Reset it starts
+// again at 10s. These are the numbers of CrashLoopBackOff and
+// ImagePullBackOff.
+//
+// The Strategy is not safe for concurrent use: give each goroutine its own.
 func Default() Strategy {
-	return NewStrategy(Cap(Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second))
+	// Kubelet in shift form: 10s<<0 … 10s<<4 stay under the cap.
+	return &shifts{base: kubeletBase, limit: kubeletCap, exact: 5}
 }
 
 // NewStrategy returns a Strategy whose k-th Next since the last Reset returns
-// s.Delay(k). Wrap s in [Cap] to bound it. The count saturates at math.MaxInt
-// rather than wrapping.
+// s.Delay(k), or zero where that is negative. Wrap s in [Cap] to bound it. The
+// count saturates at math.MaxInt rather than wrapping.
 //
-// The Strategy is safe for concurrent use, though goroutines sharing one
-// share its sequence too. A nil s is a programming error no input can cause,
-// and panics here rather than at the first Next.
+// The Strategy is not safe for concurrent use: give each goroutine its own.
+// A nil s is a programming error no input can cause, and panics here rather
+// than at the first Next.
 func NewStrategy(s Schedule) Strategy {
 	mustSchedule(s, "NewStrategy")
+	if base, limit, ok := shiftForm(s); ok {
+		return newShifts(base, limit)
+	}
 	return &strategy{s: s}
 }
 
 type strategy struct {
-	s  Schedule
-	mu sync.Mutex
-	n  int // attempts handed out since the last Reset
+	s Schedule
+	n int // attempts handed out since the last Reset
 }
 
 func (st *strategy) Next() time.Duration {
-	st.mu.Lock()
 	if st.n < math.MaxInt {
 		st.n++
 	}
-	n := st.n
-	st.mu.Unlock()
-	return max(st.s.Delay(n), 0)
+	return max(st.s.Delay(st.n), 0)
 }
 
-func (st *strategy) Reset() {
-	st.mu.Lock()
-	st.n = 0
-	st.mu.Unlock()
+func (st *strategy) Reset() { st.n = 0 }
+
+// shifts is the Strategy of the doubling and constant schedules, capped or
+// not: the delay of attempt n is base<<(n-1) for the first exact attempts and
+// limit after them. It calls no Schedule, so a Next is a compare and a shift.
+type shifts struct {
+	base, limit time.Duration
+	exact       int // attempts whose delay is an exact shift of base, ≤ 63
+	n           int // attempts handed out since the last Reset, ≤ exact
+}
+
+// newShifts returns the Strategy of min(base·2^(n-1), limit) when exact
+// doubling applies, base > 0 and limit ≥ 0 (a zero base is a zero limit).
+func newShifts(base, limit time.Duration) *shifts {
+	st := &shifts{base: base, limit: limit}
+	for st.exact < 63 && base > 0 && base <= limit>>st.exact {
+		st.exact++
+	}
+	return st
+}
+
+func (st *shifts) Next() time.Duration {
+	if n := st.n; n < st.exact {
+		st.n++
+		return st.base << n
+	}
+	return st.limit
+}
+
+func (st *shifts) Reset() { st.n = 0 }
+
+// shiftForm reports whether s's delay for attempt n is min(base<<(n-1),
+// limit), and gives base and limit. That holds for Exponential with Factor 2,
+// for schedules that never grow (Constant, Exponential with Factor ≤ 1), and
+// for either under Cap.
+func shiftForm(s Schedule) (base, limit time.Duration, ok bool) {
+	switch s := s.(type) {
+	case Constant:
+		return 0, s.Delay(1), true
+	case Exponential:
+		switch {
+		case s.Base <= 0:
+			return 0, 0, true
+		case s.Factor == 2:
+			return s.Base, maxDuration, true
+		case !(s.Factor > 1):
+			return 0, s.Base, true
+		}
+	case capped:
+		b, l, ok := shiftForm(s.s)
+		if !ok {
+			return 0, 0, false
+		}
+		if s.limit > 0 {
+			l = min(l, s.limit)
+			b = min(b, l) // a base above the cap never shifts
+		}
+		return b, l, true
+	}
+	return 0, 0, false
 }

@@ -1,7 +1,7 @@
 package backoff_test
 
 import (
-	"sync"
+	"math"
 	"testing"
 	"time"
 
@@ -35,28 +35,46 @@ func TestStrategyClampsNegative(t *testing.T) {
 	require.Equal(t, time.Duration(0), s.Next())
 }
 
-func TestStrategyConcurrentNextHandsOutEachAttemptOnce(t *testing.T) {
-	// One sequence shared by many goroutines: every attempt number is handed
-	// out exactly once, so the delays seen are exactly 1..N.
-	const goroutines, each = 50, 40
-	s := backoff.NewStrategy(backoff.ScheduleFunc(func(n int) time.Duration { return time.Duration(n) }))
-	seen := make(chan time.Duration, goroutines*each)
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Go(func() {
-			for range each {
-				seen <- s.Next()
+// A Strategy's k-th Next since the last Reset is its schedule's Delay(k),
+// for the schedules with a fast path and for those without.
+func TestStrategyFollowsItsSchedule(t *testing.T) {
+	schedules := []backoff.Schedule{
+		backoff.Kubelet(),
+		backoff.Exponential{Base: 3, Factor: 2},
+		backoff.Exponential{Base: time.Duration(math.MaxInt64 / 5), Factor: 2},
+		backoff.Cap(backoff.Exponential{Base: time.Minute, Factor: 2}, time.Second),
+		backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 2}, -1),
+		backoff.Exponential{Base: time.Second, Factor: 0.5},
+		backoff.Exponential{Base: time.Second, Factor: 1.6},
+		backoff.Constant(-time.Second),
+		backoff.Cap(backoff.Constant(time.Hour), time.Minute),
+	}
+	for _, s := range schedules {
+		st := backoff.NewStrategy(s)
+		for round := range 2 {
+			for k := 1; k <= 70; k++ {
+				require.Equal(t, s.Delay(k), st.Next(), "%#v, round %d, Next #%d", s, round, k)
 			}
-		})
+			st.Reset()
+		}
 	}
-	wg.Wait()
-	close(seen)
-	got := make(map[time.Duration]bool)
-	for d := range seen {
-		require.False(t, got[d], "delay %v handed out twice", d)
-		got[d] = true
+}
+
+func TestKubeletSchedule(t *testing.T) {
+	s := backoff.Kubelet()
+	for n, w := range []time.Duration{10, 20, 40, 80, 160, 300, 300} {
+		require.Equal(t, w*time.Second, s.Delay(n+1))
 	}
-	for n := 1; n <= goroutines*each; n++ {
-		require.True(t, got[time.Duration(n)], "attempt %d never handed out", n)
-	}
+	require.Equal(t, 300*time.Second, s.Delay(math.MaxInt))
+}
+
+// The kubelet's Strategy hands out its delays without allocating.
+func TestStrategyNextAllocs(t *testing.T) {
+	s := backoff.Default()
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		s.Reset()
+		for range 20 {
+			s.Next()
+		}
+	}))
 }

@@ -10,12 +10,14 @@ import (
 
 // Strategy returns a stateful backoff.Strategy that hands out this policy's
 // delays (jitter included) one at a time, for code that keeps its own loop.
-// It honours the reset rule: Reset starts over when the rule resets on
-// success (call it after a success); a Next that comes more than
-// Reset.AfterIdle after the previous one starts over, and so does one whose
-// run, from the end of the previous delay, lasted Reset.AfterStableRun or
-// more. Time is read from the policy's clock. Attempt and time limits are
-// not a Strategy's concern and are ignored.
+//
+// Reset always starts over: calling it is the caller's own decision (after a
+// success, say), whatever the policy's reset rule. The rule governs only the
+// automatic start-overs: a Next that comes more than Reset.AfterIdle after
+// the previous one starts over, and so does one whose run, from the end of
+// the previous delay, lasted Reset.AfterStableRun or more. Time is read from
+// the policy's clock. Attempt and time limits are not a Strategy's concern
+// and are ignored.
 //
 // The Strategy is safe for concurrent use, though goroutines sharing one
 // share its sequence.
@@ -55,10 +57,8 @@ func (s *strategy) Next() time.Duration {
 
 func (s *strategy) Reset() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.p.Reset().OnSuccess {
-		s.n, s.prev = 0, 0
-	}
+	s.n, s.prev = 0, 0
+	s.mu.Unlock()
 }
 
 func (s *strategy) now() time.Time {

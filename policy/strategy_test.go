@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -49,15 +50,39 @@ func TestStrategyKubeletStableRun(t *testing.T) {
 	mock := clock.NewMock()
 	s := policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}).WithClock(mock).Strategy()
 	// A container crashing right after each restart: the delay grows.
-	for _, w := range []time.Duration{10, 20, 40} {
+	for _, w := range []time.Duration{10, 20, 40, 80} {
 		d := s.Next()
 		require.Equal(t, w*time.Second, d)
 		mock.Add(d + time.Second) // the wait, then a one-second run
 	}
-	s.Reset() // a success does not reset the kubelet's rule
-	require.Equal(t, 80*time.Second, s.Next())
-	mock.Add(80*time.Second + 10*time.Minute) // the wait, then a 10-minute run
+	require.Equal(t, 160*time.Second, s.Next())
+	mock.Add(160*time.Second + 10*time.Minute) // the wait, then a 10-minute run
 	require.Equal(t, 10*time.Second, s.Next(), "a stable run starts over")
+}
+
+// An explicit Reset is the caller's decision: it starts over under every
+// reset rule, including ones that do not reset on success.
+func TestStrategyResetAlwaysStartsOver(t *testing.T) {
+	rules := []policy.Reset{
+		policy.ResetOnSuccess,
+		{AfterStableRun: 10 * time.Minute},
+		{AfterIdle: 600 * time.Second},
+		{},
+	}
+	for _, r := range rules {
+		t.Run(fmt.Sprintf("%+v", r), func(t *testing.T) {
+			mock := clock.NewMock()
+			s := policy.Default().WithReset(r).WithClock(mock).Strategy()
+			require.Equal(t, 10*time.Second, s.Next())
+			mock.Add(11 * time.Second)
+			require.Equal(t, 20*time.Second, s.Next())
+			mock.Add(21 * time.Second)
+			s.Reset()
+			require.Equal(t, 10*time.Second, s.Next(), "Next after Reset")
+			mock.Add(11 * time.Second)
+			require.Equal(t, 20*time.Second, s.Next(), "the sequence goes on from the start")
+		})
+	}
 }
 
 func TestStrategyIdleReset(t *testing.T) {

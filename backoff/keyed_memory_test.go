@@ -1,0 +1,209 @@
+package backoff_test
+
+import (
+	"math"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/backoff"
+)
+
+// burstKeys is how many keys the memory and latency tests pass through a
+// table: a million, as in a kubelet's worst day, or fewer where the run
+// would be slow.
+func burstKeys() int {
+	if testing.Short() || raceEnabled {
+		return 200_000
+	}
+	return 1_000_000
+}
+
+// heapInUse returns the bytes of live heap objects, after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// After a burst of keys that then go idle, the table's memory returns: the
+// heap, in bytes, comes back to within a MiB of where it started, while one
+// key stays in use.
+func TestKeyedMemoryComesBackAfterABurst(t *testing.T) {
+	keys := burstKeys()
+	start := heapInUse()
+	k := imagePull()
+	now := t0
+	for i := range keys {
+		k.Next("burst-"+strconv.Itoa(i), now)
+		now = now.Add(time.Microsecond)
+	}
+	peak := heapInUse()
+	require.Greater(t, peak-start, uint64(keys)*40, "the burst must hold memory, or this test shows nothing")
+
+	// One key stays busy for 25 minutes: the burst's generation is let go of
+	// once it holds no key used within the last window.
+	for range 150 {
+		k.Next("live", now)
+		now = now.Add(10 * time.Second)
+	}
+	require.Equal(t, 1, k.Len())
+	end := heapInUse()
+	t.Logf("heap: %d B at the start, %d B after the burst, %d B once it is idle (%d keys)", start, peak, end, keys)
+	require.Less(t, int64(end)-int64(start), int64(1<<20), "heap growth once the burst is idle, in bytes")
+	runtime.KeepAlive(k)
+}
+
+// The table's own memory is at most 100 bytes per resident key when it
+// grows to a million string keys. The keys' bytes are the caller's, made
+// before the count.
+func TestKeyedAllocBytesPerKey(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a million keys; run without -short and -race")
+	}
+	const n = 1_000_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = strconv.Itoa(i)
+	}
+	perKey := tableBytesPerKey(keys)
+	t.Logf("%.1f B/key at %d keys", perKey, n)
+	require.LessOrEqual(t, perKey, 100.0)
+}
+
+// tableBytesPerKey fills a table with keys, all resident, and returns the
+// heap it holds per key.
+func tableBytesPerKey(keys []string) float64 {
+	before := heapInUse()
+	k := imagePull()
+	now := t0
+	for _, key := range keys {
+		k.Next(key, now)
+		now = now.Add(time.Microsecond)
+	}
+	after := heapInUse()
+	runtime.KeepAlive(k)
+	runtime.KeepAlive(keys)
+	return float64(int64(after)-int64(before)) / float64(len(keys))
+}
+
+// No call stalls the table, however many keys it holds: with a million keys
+// gone idle, the longest of the following calls stays far below the time a
+// sweep of them took (tens of milliseconds). Real time, so the bound is
+// generous, and a round whose longest call is over it is run again, up to
+// three rounds: a stall of the table's making comes back every round, the
+// operating system's preemption does not. The figures are logged.
+func TestKeyedLatencyWithIdleKeys(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("times calls; run without -short and -race")
+	}
+	const bound = 10 * time.Millisecond
+	best := time.Duration(math.MaxInt64)
+	for round := 1; round <= 3 && best >= bound; round++ {
+		first, longest := idleBurstLatency(burstKeys())
+		t.Logf("round %d, after %d keys went idle: the first call %v, the longest %v", round, burstKeys(), first, longest)
+		best = min(best, longest)
+	}
+	require.Less(t, best, bound)
+}
+
+// idleBurstLatency passes keys keys through a table, lets them all go idle,
+// and times the calls that follow: the first, and the longest of 20,000.
+func idleBurstLatency(keys int) (first, longest time.Duration) {
+	k := imagePull()
+	now := t0
+	for i := range keys {
+		k.Next("burst-"+strconv.Itoa(i), now)
+		now = now.Add(time.Microsecond)
+	}
+	now = now.Add(601 * time.Second) // every key of the burst is idle
+	start := time.Now()
+	k.InBackoff("first", now) // lets go of the burst
+	first = time.Since(start)
+	longest = first
+	for i := range 20_000 {
+		key := "after-" + strconv.Itoa(i)
+		start := time.Now()
+		switch i % 3 {
+		case 0:
+			k.Next(key, now)
+		case 1:
+			k.InBackoff(key, now)
+		default:
+			k.Delay("burst-"+strconv.Itoa(i), now)
+		}
+		longest = max(longest, time.Since(start))
+		now = now.Add(time.Millisecond)
+	}
+	return first, longest
+}
+
+// BenchmarkKeyedGrow fills a table with a million string keys and reports
+// the heap it holds per resident key (the keys' own bytes, made beforehand,
+// excluded). Its time per op includes two collections.
+func BenchmarkKeyedGrow(b *testing.B) {
+	const n = 1_000_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = strconv.Itoa(i)
+	}
+	var perKey float64
+	b.ReportAllocs()
+	for b.Loop() {
+		perKey = tableBytesPerKey(keys)
+	}
+	b.ReportMetric(perKey, "B/key")
+}
+
+// A key already in the table advances without allocating.
+func TestKeyedNextAllocs(t *testing.T) {
+	var k backoff.Keyed[string]
+	now := t0
+	k.Next("img", now)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		now = now.Add(time.Second)
+		k.Next("img", now)
+		k.InBackoff("img", now)
+		k.Delay("img", now)
+	}))
+}
+
+// BenchmarkKeyedSteady keeps a million string keys resident, each used every
+// 300s (half the idle window), for two windows, and reports the heap the
+// table holds per key, sampled every 100,000 calls after the first round:
+// on average and at its peak, while keys move from one generation to the
+// next.
+func BenchmarkKeyedSteady(b *testing.B) {
+	const n = 1_000_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = strconv.Itoa(i)
+	}
+	var mean, peak float64
+	for b.Loop() {
+		before := heapInUse()
+		k := imagePull()
+		now := t0
+		var sum, most uint64
+		samples := 0
+		for i := range 4 * n {
+			k.Next(keys[i%n], now)
+			now = now.Add(300 * time.Microsecond)
+			if i >= n && i%(n/10) == 0 {
+				h := heapInUse() - before
+				most = max(most, h)
+				sum += h
+				samples++
+			}
+		}
+		mean = float64(sum) / float64(samples) / n
+		peak = float64(most) / n
+		runtime.KeepAlive(k)
+	}
+	b.ReportMetric(mean, "B/key")
+	b.ReportMetric(peak, "peak-B/key")
+}
