@@ -53,6 +53,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p := c.p
 	defer c.stopTimer()
 	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.Reset(), p.Budget()
+	guard := p.Guard()
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
 	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || reset.AfterIdle > 0 || reset.AfterStableRun > 0
@@ -72,6 +73,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	}
 	for {
 		succeeded := err == nil
+		if succeeded && guard != nil {
+			guard.Success()
+		}
 		if succeeded && !c.loop {
 			return c.finish(n, nil)
 		}
@@ -94,6 +98,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				return c.finish(n, c.stopped(c.ctx.Err(), n, err))
 			default:
 			}
+		}
+		if !succeeded && guard != nil { // an outcome that says something about the dependency
+			guard.Failure()
 		}
 
 		var now time.Time
@@ -145,6 +152,10 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			e := &Error{Attempts: n, Elapsed: c.elapsed(now), Last: err, Cause: context.DeadlineExceeded}
 			e.detail = fmt.Sprintf("the next wait of %v would end after the deadline", d)
 			e.hint = m.hinted
+			return c.finish(n, e)
+		}
+		if guard != nil && !succeeded && !guard.AllowRetry() {
+			e := &Error{Attempts: n, Elapsed: c.elapsed(now), Last: err, Cause: ErrThrottled}
 			return c.finish(n, e)
 		}
 		if budget != nil && !budget.TryRetry(now) {
