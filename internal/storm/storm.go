@@ -7,6 +7,7 @@ package storm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -80,17 +81,25 @@ func Retrying() policy.Policy {
 
 // Clients returns the configurations compared: no retry, plain retries,
 // the SRE book's and Finagle's budgets, a guard with gRPC's usual token
-// ratio and the default guard, which is last.
+// ratio, and last the default guard ([Guarded]).
 func Clients() []Client {
 	return []Client{
 		{"no retry", func() policy.Policy { return Retrying().WithMaxAttempts(1) }},
 		{"plain retries", Retrying},
-		{"budget 10%", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.1, 0)) }},
-		{"budget 20% +10/s", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.2, 10)) }},
-		{"guard 10 x0.1 (gRPC)", func() policy.Policy { return Retrying().WithGuard(policy.NewGuard(10, 0.1)) }},
-		{"guard (default)", func() policy.Policy {
+		{"NewBudget(0.1, 0)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.1, 0)) }},
+		{"NewBudget(0.2, 10)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.2, 10)) }},
+		{"NewGuard(10, 0.1)", func() policy.Policy { return Retrying().WithGuard(policy.NewGuard(10, 0.1)) }},
+		Guarded(),
+	}
+}
+
+// Guarded is the client with the default guard.
+func Guarded() Client {
+	return Client{
+		Name: fmt.Sprintf("NewGuard(%v, %v)", policy.DefaultGuardTokens, policy.DefaultGuardRatio),
+		New: func() policy.Policy {
 			return Retrying().WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
-		}},
+		},
 	}
 }
 

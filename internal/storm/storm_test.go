@@ -68,7 +68,7 @@ func TestStressStormGoals(t *testing.T) {
 		require.Less(t, plain.Goodput[len(plain.Goodput)-1], 0.5, "plain retries' last second")
 	}
 
-	guard := client(t, "guard (default)")
+	guard := storm.Guarded()
 	t.Run("storm", func(t *testing.T) {
 		r := inBubble(t, storm.Storm(), guard)
 		after, ok := r.Recovered(stallEnd, 0.95)
