@@ -65,8 +65,7 @@ type Guard struct {
 // NewGuard(DefaultGuardTokens, DefaultGuardRatio) is the recommended one. A
 // capacity that is not a number from 1 to [MaxGuardTokens], or a ratio that
 // is not a number from 0.000001 to the capacity, makes every policy that uses
-// the guard invalid. A ratio of 0.2 or more keeps the retries of a
-// dependency that fails one attempt in ten.
+// the guard invalid.
 func NewGuard(tokens, ratio float64) *Guard {
 	g := &Guard{}
 	switch {

@@ -3,6 +3,8 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -112,4 +114,29 @@ func TestGuardOnAPolicyThatIsNotValid(t *testing.T) {
 	err := retry.Do(context.Background(), fails(0, nil).op, p)
 	require.ErrorIs(t, err, retry.ErrInvalid)
 	require.ErrorIs(t, err, policy.ErrInvalid)
+}
+
+// However many calls fail together, a full default guard lets fewer than
+// capacity/2 of them retry.
+func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
+	g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(g)
+	const calls = 1000
+	var attempts, throttled atomic.Int32
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			err := retry.Do(context.Background(), func(context.Context) error {
+				attempts.Add(1)
+				return errFlaky
+			}, p)
+			if errors.Is(err, retry.ErrThrottled) {
+				throttled.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.Less(t, float64(attempts.Load()-calls), policy.DefaultGuardTokens/2.0, "retries")
+	require.Greater(t, throttled.Load(), int32(calls-5))
+	require.Zero(t, g.Tokens())
 }
