@@ -31,3 +31,25 @@ func ExamplePolicy_WithMaxAttempts() {
 	fmt.Println(p)
 	// Output: exponential 100ms x1.6 cap 2s attempts 3
 }
+
+func ExampleNewGuard() {
+	// One guard per dependency, shared by every policy that calls it.
+	inventory := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	p := policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(4).WithGuard(inventory)
+	fmt.Println(p.Guard())
+
+	// Package retry reports each attempt's outcome. Five failures in a row
+	// leave half the tokens: no more retries until successes refill them.
+	for range 5 {
+		inventory.Failure()
+	}
+	fmt.Println(inventory.Tokens(), inventory.AllowRetry())
+	for range 3 {
+		inventory.Success()
+	}
+	fmt.Println(inventory.Tokens(), inventory.AllowRetry())
+	// Output:
+	// guard 10 tokens ratio 0.4
+	// 5 false
+	// 6.2 true
+}

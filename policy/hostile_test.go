@@ -100,6 +100,17 @@ func TestHostileInput(t *testing.T) {
 		{"WithBudget(floor -Inf)", func() policy.Policy { return base.WithBudget(policy.NewBudget(0.1, -inf)) }, false},
 		{"WithBudget(ratio 0, floor 0): no retries", func() policy.Policy { return base.WithBudget(policy.NewBudget(0, 0)) }, true},
 		{"WithBudget(huge)", func() policy.Policy { return base.WithBudget(policy.NewBudget(math.MaxFloat64, math.MaxFloat64)) }, true},
+		{"WithGuard(nil): no guard", func() policy.Policy { return base.WithGuard(nil) }, true},
+		{"WithGuard(capacity NaN)", func() policy.Policy { return base.WithGuard(policy.NewGuard(nan, 0.4)) }, false},
+		{"WithGuard(capacity +Inf)", func() policy.Policy { return base.WithGuard(policy.NewGuard(inf, 0.4)) }, false},
+		{"WithGuard(capacity 0)", func() policy.Policy { return base.WithGuard(policy.NewGuard(0, 0.4)) }, false},
+		{"WithGuard(capacity huge)", func() policy.Policy { return base.WithGuard(policy.NewGuard(math.MaxFloat64, 1)) }, false},
+		{"WithGuard(ratio -Inf)", func() policy.Policy { return base.WithGuard(policy.NewGuard(10, -inf)) }, false},
+		{"WithGuard(ratio 0)", func() policy.Policy { return base.WithGuard(policy.NewGuard(10, 0)) }, false},
+		{"WithGuard(ratio above capacity)", func() policy.Policy { return base.WithGuard(policy.NewGuard(10, 10.5)) }, false},
+		{"WithGuard(largest)", func() policy.Policy {
+			return base.WithGuard(policy.NewGuard(policy.MaxGuardTokens, policy.MaxGuardTokens))
+		}, true},
 	}
 	attempts := []int{math.MinInt, -1, 0, 1, 2, 63, 64, 1 << 40, math.MaxInt - 1, math.MaxInt}
 	for _, tt := range tests {

@@ -49,6 +49,7 @@ type config struct {
 	budget      *Budget
 	maxHint     time.Duration // the longest hinted wait honoured
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
+	guard       *Guard
 	err         error         // what Validate reports, worked out once per value
 	notSimple   bool          // what Simple reports, negated so that the zero config is simple
 	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
@@ -215,6 +216,14 @@ func (p Policy) WithBudget(b *Budget) Policy {
 	return p.with(func(c *config) { c.budget = b })
 }
 
+// WithGuard returns a copy whose retries are allowed only while g, which is
+// shared with every other policy given the same g, does not see failures
+// dominate; g learns the outcome of every attempt made under the policy.
+// nil removes the guard. An invalid guard makes the policy invalid.
+func (p Policy) WithGuard(g *Guard) Policy {
+	return p.with(func(c *config) { c.guard = g })
+}
+
 // DefaultMaxHint is the hint ceiling of every policy until
 // [Policy.WithMaxHint] changes it: five minutes, the kubelet's cap.
 const DefaultMaxHint = 5 * time.Minute
@@ -236,8 +245,8 @@ func (p Policy) MaxHint() time.Duration { return p.cfg().maxHint }
 
 // Simple reports whether p is valid and a call under it needs nothing
 // prepared before its first attempt: no retry budget (which records the call
-// with the time), per-attempt timeout or stable-run reset rule (which times
-// the first attempt). Package retry gives such calls a shorter first-try
+// with the time) or guard (which learns of a first-try success), per-attempt
+// timeout or stable-run reset rule (which times the first attempt). Package retry gives such calls a shorter first-try
 // path.
 func (p Policy) Simple() bool { return !p.cfg().notSimple }
 
@@ -328,6 +337,9 @@ func (p Policy) Reset() Reset { return p.cfg().reset }
 // Budget returns the policy's retry budget, or nil.
 func (p Policy) Budget() *Budget { return p.cfg().budget }
 
+// Guard returns the policy's guard, or nil.
+func (p Policy) Guard() *Guard { return p.cfg().guard }
+
 // Retryable reports whether the policy retries err. Package retry asks it
 // after handling retry.Permanent.
 func (p Policy) Retryable(err error) bool {
@@ -338,7 +350,7 @@ func (p Policy) Retryable(err error) bool {
 // String describes the policy in the syntax [Policy.UnmarshalText] reads,
 // for example "exponential 10s x2 cap 5m0s" or
 // "constant 1s attempts 5 elapsed 1m0s jitter full". Settings that have no
-// words (a clock, a retry predicate, a random source, a budget, a custom
+// words (a clock, a retry predicate, a random source, a budget, a guard, a custom
 // schedule's function) are left out.
 func (p Policy) String() string {
 	c := p.cfg()
@@ -396,7 +408,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.schedOK = !isNil(c.sched)
 	c.err = c.validate()
-	c.notSimple = c.err != nil || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+	c.notSimple = c.err != nil || c.budget != nil || c.guard != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
@@ -481,6 +493,9 @@ func (c *config) validate() error {
 	}
 	if c.budget != nil && c.budget.err != nil {
 		errs = append(errs, c.budget.err)
+	}
+	if c.guard != nil && c.guard.err != nil {
+		errs = append(errs, c.guard.err)
 	}
 	return errors.Join(errs...)
 }

@@ -62,6 +62,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p := c.p
 	defer c.stopTimer()
 	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.Reset(), p.Budget()
+	guard := p.Guard()
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
 	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || reset.AfterIdle > 0 || reset.AfterStableRun > 0
@@ -82,6 +83,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	since = n
 	for {
 		succeeded := err == nil
+		if succeeded && guard != nil {
+			guard.Success()
+		}
 		if succeeded && !c.loop {
 			return c.finish(n, nil, epoch)
 		}
@@ -111,6 +115,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				return c.finish(n, c.stopped(c.ctx.Err(), n, err, epoch), epoch)
 			default:
 			}
+		}
+		if !succeeded && guard != nil { // an outcome that says something about the dependency
+			guard.Failure()
 		}
 
 		startedOver := false
@@ -166,7 +173,11 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			return c.finish(n, e, epoch)
 		}
 		// The pause after a successful Loop run is not a retry: it spends
-		// nothing from the budget.
+		// nothing from the guard or the budget. The guard is asked first, so
+		// that a retry it denies spends no budget.
+		if guard != nil && !succeeded && !guard.AllowRetry() {
+			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, ""), epoch)
+		}
 		if budget != nil && !succeeded && !budget.TryRetry(now) {
 			return c.finish(n, c.giveUp(n, since, err, epoch, ErrBudgetExhausted, ""), epoch)
 		}

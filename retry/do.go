@@ -25,7 +25,8 @@ var (
 //     or time limit ends the call; Do never starts a wait that would end past
 //     the time limit, it gives up then and there;
 //   - an [*Error] matching [ErrBudgetExhausted] and the last error, at once,
-//     when the policy's retry budget is spent;
+//     when the policy's retry budget is spent, and one matching
+//     [ErrThrottled] when the policy's guard denies the retry;
 //   - an [*Error] matching ctx's error and the last error when ctx is done:
 //     before the first attempt (fn is then not called), or during a wait
 //     (Do returns at once, not when the timer fires); and one matching

@@ -1,0 +1,268 @@
+// Package storm simulates a retry storm: open-loop traffic against a FIFO
+// server that stalls, with clients retrying through package retry. The
+// repository's storm test runs it inside testing/synctest on the real clock;
+// examples/storm runs it on [Virtual], a deterministic clock of its own.
+package storm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// Outage says how a scenario's server fails besides its stall.
+type Outage int
+
+const (
+	// NoOutage: the server answers every attempt that reaches it.
+	NoOutage Outage = iota
+	// FastOutage: every attempt fails at once.
+	FastOutage
+	// SlowOutage: no attempt is ever answered; each ends by its timeout.
+	SlowOutage
+)
+
+// Scenario is the traffic and the server of one run.
+type Scenario struct {
+	Rate     int           // calls per second, evenly spaced (open loop)
+	Duration time.Duration // how long calls keep arriving
+	Service  time.Duration // the server's time per attempt, one at a time, first come first served
+	StallAt  time.Duration // when the server stops serving, from the start
+	Stall    time.Duration // for how long; 0: no stall
+	FailRate float64       // share of attempts that fail at once, at random, without reaching the server
+	Outage   Outage
+	Seed     uint64 // for the random failures
+}
+
+// Storm is the scenario of the storm goal: 800 calls/s for 40 s against a
+// server of 1,000 calls/s that stalls for 2 s at t = 5 s.
+func Storm() Scenario {
+	return Scenario{Rate: 800, Duration: 40 * time.Second, Service: time.Millisecond, StallAt: 5 * time.Second, Stall: 2 * time.Second}
+}
+
+// Sporadic is the same traffic and server without a stall, where one attempt
+// in ten fails at once.
+func Sporadic() Scenario {
+	s := Storm()
+	s.Stall, s.FailRate, s.Seed = 0, 0.1, 1
+	return s
+}
+
+// Down is the same traffic against a server that fails every attempt, at
+// once (FastOutage) or by timeout (SlowOutage).
+func Down(o Outage) Scenario {
+	s := Storm()
+	s.Stall, s.Outage = 0, o
+	return s
+}
+
+// AttemptTimeout is each attempt's timeout in every client.
+const AttemptTimeout = time.Second
+
+// Client is one retry configuration under test. New returns its policy for
+// one run, with a fresh budget or guard.
+type Client struct {
+	Name string
+	New  func() policy.Policy
+}
+
+// Retrying is the clients' common policy: exponential back-off from 100 ms,
+// ×2, cap 2 s, full jitter, at most 4 attempts, each with a 1 s timeout.
+func Retrying() policy.Policy {
+	return policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(4).
+		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithAttemptTimeout(AttemptTimeout)
+}
+
+// Clients returns the configurations compared: no retry, plain retries,
+// the SRE book's and Finagle's budgets, a guard with gRPC's usual token
+// ratio, and last the default guard ([Guarded]).
+func Clients() []Client {
+	return []Client{
+		{"no retry", func() policy.Policy { return Retrying().WithMaxAttempts(1) }},
+		{"plain retries", Retrying},
+		{"NewBudget(0.1, 0)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.1, 0)) }},
+		{"NewBudget(0.2, 10)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.2, 10)) }},
+		{"NewGuard(10, 0.1)", func() policy.Policy { return Retrying().WithGuard(policy.NewGuard(10, 0.1)) }},
+		Guarded(),
+	}
+}
+
+// Guarded is the client with the default guard.
+func Guarded() Client {
+	return Client{
+		Name: fmt.Sprintf("NewGuard(%v, %v)", policy.DefaultGuardTokens, policy.DefaultGuardRatio),
+		New: func() policy.Policy {
+			return Retrying().WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+		},
+	}
+}
+
+// Result is what one run measured.
+type Result struct {
+	Calls     int
+	Succeeded int
+	Attempts  int
+	// Goodput holds, for each second of arrivals, the share of the calls
+	// that arrived in it that succeeded.
+	Goodput []float64
+}
+
+// Success returns the share of calls that succeeded.
+func (r Result) Success() float64 { return float64(r.Succeeded) / float64(r.Calls) }
+
+// Amplification returns the attempts made per call.
+func (r Result) Amplification() float64 { return float64(r.Attempts) / float64(r.Calls) }
+
+// Recovered returns how long after from (a whole second) goodput took to
+// reach min for good: the time from from until every later second has a
+// goodput of at least min. ok is false if the last second is below min.
+func (r Result) Recovered(from time.Duration, min float64) (after time.Duration, ok bool) {
+	first := len(r.Goodput)
+	for first > 0 && r.Goodput[first-1] >= min {
+		first--
+	}
+	if first == len(r.Goodput) {
+		return 0, false
+	}
+	return max(time.Duration(first)*time.Second-from, 0), true
+}
+
+var (
+	errFailed = errors.New("storm: attempt failed")
+	errDown   = errors.New("storm: server down")
+)
+
+// env is how a run waits: the real clock (inside testing/synctest) or
+// [Virtual].
+type env interface {
+	// now returns the time since the start of the run.
+	now() time.Duration
+	// wait waits d or until ctx is done, and then returns ctx's error if
+	// ctx is done.
+	wait(ctx context.Context, d time.Duration) error
+}
+
+// run is one run's shared state.
+type run struct {
+	s   Scenario
+	p   policy.Policy
+	env env
+
+	mu   sync.Mutex
+	free time.Duration // when the server can start the next attempt
+
+	ok       []bool // by call
+	attempts []int  // by call
+}
+
+func newRun(s Scenario, p policy.Policy, e env) *run {
+	n := s.Rate * int(s.Duration/time.Second)
+	return &run{s: s, p: p, env: e, ok: make([]bool, n), attempts: make([]int, n)}
+}
+
+// arrival returns when call i arrives.
+func (r *run) arrival(i int) time.Duration {
+	return time.Duration(i) * time.Second / time.Duration(r.s.Rate)
+}
+
+// call makes call i, and is the only writer of its entries.
+func (r *run) call(i int) {
+	err := retry.Do(context.Background(), func(ctx context.Context) error {
+		k := r.attempts[i]
+		r.attempts[i]++
+		switch {
+		case r.s.Outage == FastOutage:
+			return errDown
+		case r.s.Outage == SlowOutage:
+			if err := r.env.wait(ctx, 24*time.Hour); err != nil {
+				return err
+			}
+			return errDown
+		case r.s.FailRate > 0 && unit(r.s.Seed, i, k) < r.s.FailRate:
+			return errFailed
+		}
+		now := r.env.now()
+		return r.env.wait(ctx, r.enqueue(now)-now)
+	}, r.p)
+	r.ok[i] = err == nil
+}
+
+// enqueue queues an attempt that arrives at now and returns when the server
+// will have finished it. The server serves it whether or not its client is
+// still waiting: it cannot tell.
+func (r *run) enqueue(now time.Duration) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := max(now, r.free)
+	if r.s.Stall > 0 && start >= r.s.StallAt && start < r.s.StallAt+r.s.Stall {
+		start = r.s.StallAt + r.s.Stall
+	}
+	r.free = start + r.s.Service
+	return r.free
+}
+
+func (r *run) result() Result {
+	res := Result{Calls: len(r.ok), Goodput: make([]float64, int(r.s.Duration/time.Second))}
+	perSecond := make([]int, len(res.Goodput))
+	for i, ok := range r.ok {
+		res.Attempts += r.attempts[i]
+		sec := int(r.arrival(i) / time.Second)
+		perSecond[sec]++
+		if ok {
+			res.Succeeded++
+			res.Goodput[sec]++
+		}
+	}
+	for sec, n := range perSecond {
+		res.Goodput[sec] /= float64(n)
+	}
+	return res
+}
+
+// unit returns a number in [0, 1) fixed by seed, call and attempt, so that
+// every client and both clocks see the same failures.
+func unit(seed uint64, call, attempt int) float64 {
+	x := seed ^ uint64(call)<<20 ^ uint64(attempt)
+	// splitmix64's finaliser
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11) / (1 << 53)
+}
+
+// RunReal runs s with the policy p on the real clock, one goroutine per
+// call. Run it inside testing/synctest's bubble, where the real clock's
+// time is virtual and a run takes seconds.
+func RunReal(s Scenario, p policy.Policy) Result {
+	start := time.Now()
+	r := newRun(s, p, realEnv{start})
+	var wg sync.WaitGroup
+	for i := range r.ok {
+		time.Sleep(r.arrival(i) - time.Since(start))
+		wg.Go(func() { r.call(i) })
+	}
+	wg.Wait()
+	return r.result()
+}
+
+type realEnv struct{ start time.Time }
+
+func (e realEnv) now() time.Duration { return time.Since(e.start) }
+
+func (realEnv) wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
