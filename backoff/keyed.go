@@ -52,7 +52,7 @@ type keyedEntry struct {
 // ImagePullBackOff, the zero Keyed's behaviour, is
 // NewKeyed[string](backoff.Kubelet(), 600*time.Second): the idle window is
 // twice the cap. An idle ≤ 0 means keys never start over by themselves and
-// are removed only by [Keyed.Reset]; the table's memory then stays at the
+// are removed only by [Keyed.Forget]; the table's memory then stays at the
 // most keys it ever held. A nil s panics.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	mustSchedule(s, "NewKeyed")
@@ -113,8 +113,8 @@ func (k *Keyed[K]) InBackoff(key K, now time.Time) bool {
 	return ok && subSat(t, e.last) < k.delay(e.n)
 }
 
-// Reset forgets key: its next Next starts over.
-func (k *Keyed[K]) Reset(key K) {
+// Forget forgets key: its next Next starts over, as for a key never seen.
+func (k *Keyed[K]) Forget(key K) {
 	k.mu.Lock()
 	delete(k.cur, key)
 	delete(k.old, key)

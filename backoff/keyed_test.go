@@ -42,7 +42,7 @@ func TestKeyedKeysAreIndependent(t *testing.T) {
 	require.Equal(t, 40*time.Second, k.Next("a", t0.Add(30*time.Second)))
 	require.False(t, k.InBackoff("c", t0))
 	require.Zero(t, k.Delay("c", t0))
-	k.Reset("a")
+	k.Forget("a")
 	require.Equal(t, 10*time.Second, k.Next("a", t0.Add(70*time.Second)))
 	require.Equal(t, 20*time.Second, k.Next("b", t0.Add(70*time.Second)))
 }
@@ -114,7 +114,7 @@ func TestKeyedZeroValue(t *testing.T) {
 	require.Equal(t, 300*time.Second, k.Delay("img", last.Add(600*time.Second)), "at the window: not idle yet")
 	require.Zero(t, k.Delay("img", last.Add(600*time.Second+1)), "past the window: idle")
 	require.Equal(t, 10*time.Second, k.Next("img", last.Add(601*time.Second)))
-	k.Reset("img")
+	k.Forget("img")
 	require.Zero(t, k.Len())
 	require.Equal(t, 10*time.Second, k.Next("img", last.Add(602*time.Second)))
 }
@@ -141,7 +141,7 @@ func TestKeyedKeyCrossesGenerations(t *testing.T) {
 		require.Equal(t, 2, k.Len())
 		now = now.Add(500 * time.Second) // within the window, across generations
 	}
-	k.Reset("a")
+	k.Forget("a")
 	require.Equal(t, 1, k.Len())
 	require.Equal(t, 10*time.Second, k.Next("a", now))
 }

@@ -55,16 +55,16 @@ func NewBudget(ratio, floor float64) *Budget {
 	return b
 }
 
-// Call records one call at time now.
-func (b *Budget) Call(now time.Time) {
+// call records one call at time now.
+func (b *Budget) call(now time.Time) {
 	b.mu.Lock()
 	b.bucket(now).calls++
 	b.mu.Unlock()
 }
 
-// TryRetry spends one retry at time now and reports true if the budget
+// tryRetry spends one retry at time now and reports true if the budget
 // allows it; otherwise it spends nothing and reports false.
-func (b *Budget) TryRetry(now time.Time) bool {
+func (b *Budget) tryRetry(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cur := b.bucket(now)

@@ -1,7 +1,7 @@
 // Package policy describes how to retry as an immutable [Policy] value: which
 // delays to wait (schedule, cap, jitter), when to stop (attempt and time
 // limits, a shared [Budget] or [Guard]), which errors to retry, when to start over
-// ([Reset]) and which [Clock] to read. Package retry runs operations under a
+// ([ResetRule]) and which [Clock] to read. Package retry runs operations under a
 // policy.
 //
 // A Policy is built from [Default], [Exponential], [Constant] or [Custom] and
@@ -25,7 +25,7 @@
 //	WithMaxElapsed(d)            d < 0                            0: no limit
 //	WithAttemptTimeout(d)        d < 0                            0: none
 //	WithMaxHint(d)               d ≤ 0                            —
-//	WithReset(r)                 a negative duration              zero Reset: never start over
+//	WithResetRule(r)             a negative duration              zero ResetRule: never start
 //	WithJitter(j)                unknown kind; fraction NaN,      —
 //	                             ±Inf, < 0, > 1 (symmetric), ≠ 0
 //	                             (full, equal, decorrelated)

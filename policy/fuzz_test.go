@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q) = %q, which does not parse: %v", s, text, err)
 		}
-		if p.String() != q.String() || p.Reset() != q.Reset() || p.Jitter() != q.Jitter() || p.MaxHint() != q.MaxHint() {
+		if p.String() != q.String() || p.ResetRule() != q.ResetRule() || p.Jitter() != q.Jitter() || p.MaxHint() != q.MaxHint() {
 			t.Fatalf("round trip of %q: %q then %q", s, p, q)
 		}
 		for _, n := range []int{1, 2, 7, 64, 1 << 62} {

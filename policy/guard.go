@@ -81,9 +81,9 @@ func NewGuard(tokens, ratio float64) *Guard {
 	return g
 }
 
-// Success records a successful attempt: it puts back the guard's ratio of a
+// success records a successful attempt: it puts back the guard's ratio of a
 // token.
-func (g *Guard) Success() {
+func (g *Guard) success() {
 	for {
 		t := g.tokens.Load()
 		n := min(t+g.refill, g.cap) // t ≤ cap and refill ≤ cap: no overflow
@@ -93,8 +93,8 @@ func (g *Guard) Success() {
 	}
 }
 
-// Failure records a failed attempt: it takes one token, down to none.
-func (g *Guard) Failure() {
+// failure records a failed attempt: it takes one token, down to none.
+func (g *Guard) failure() {
 	for {
 		t := g.tokens.Load()
 		n := max(t-guardScale, 0)
@@ -104,14 +104,15 @@ func (g *Guard) Failure() {
 	}
 }
 
-// AllowRetry reports whether a retry may be made now: whether more than half
+// allowRetry reports whether a retry may be made now: whether more than half
 // the guard's capacity is left. It takes nothing; the retry's own outcome is
 // recorded when it is known.
-func (g *Guard) AllowRetry() bool {
+func (g *Guard) allowRetry() bool {
 	return g.tokens.Load()*2 > g.cap
 }
 
-// Tokens returns the tokens left, from 0 to the capacity.
+// Tokens returns the tokens left, from 0 to the capacity: a gauge for
+// metrics. Retries are allowed while it is above half the capacity.
 func (g *Guard) Tokens() float64 {
 	return float64(g.tokens.Load()) / guardScale
 }

@@ -59,11 +59,11 @@ func TestHostileInput(t *testing.T) {
 		{"WithAttemptTimeout(-1ns)", func() policy.Policy { return base.WithAttemptTimeout(-1) }, false},
 		{"WithAttemptTimeout(0): none", func() policy.Policy { return base.WithAttemptTimeout(0) }, true},
 		{"WithAttemptTimeout(max)", func() policy.Policy { return base.WithAttemptTimeout(maxDur) }, true},
-		{"WithReset(stable -1ns)", func() policy.Policy { return base.WithReset(policy.Reset{AfterStableRun: -1}) }, false},
-		{"WithReset(idle -1ns)", func() policy.Policy { return base.WithReset(policy.Reset{AfterIdle: -1}) }, false},
-		{"WithReset(zero): never starts over", func() policy.Policy { return base.WithReset(policy.Reset{}) }, true},
-		{"WithReset(max)", func() policy.Policy {
-			return base.WithReset(policy.Reset{AfterStableRun: maxDur, AfterIdle: maxDur})
+		{"WithResetRule(stable -1ns)", func() policy.Policy { return base.WithResetRule(policy.ResetRule{AfterStableRun: -1}) }, false},
+		{"WithResetRule(idle -1ns)", func() policy.Policy { return base.WithResetRule(policy.ResetRule{AfterIdle: -1}) }, false},
+		{"WithResetRule(zero): never starts over", func() policy.Policy { return base.WithResetRule(policy.ResetRule{}) }, true},
+		{"WithResetRule(max)", func() policy.Policy {
+			return base.WithResetRule(policy.ResetRule{AfterStableRun: maxDur, AfterIdle: maxDur})
 		}, true},
 		{"WithJitter(unknown kind)", func() policy.Policy { return base.WithJitter(backoff.Jitter{Kind: 200}) }, false},
 		{"WithJitter(proportional NaN)", func() policy.Policy {

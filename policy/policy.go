@@ -45,13 +45,13 @@ type config struct {
 	jitter      backoff.Jitter
 	random      func() uint64 // nil: math/rand/v2's global source
 	attemptTime time.Duration // per-attempt timeout; 0: none
-	reset       Reset
+	reset       ResetRule
 	budget      *Budget
 	maxHint     time.Duration // the longest hinted wait honoured
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	err         error         // what Validate reports, worked out once per value
-	notSimple   bool          // what Simple reports, negated so that the zero config is simple
+	notSimple   bool          // a call needs something prepared before its first attempt: a budget (which records the call with the time), a guard (which learns of a first-try success), an attempt timeout or a stable-run rule (which times the first attempt); negated so that the zero config is simple
 	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
 }
@@ -201,11 +201,11 @@ func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
 	return p.with(func(c *config) { c.attemptTime = d })
 }
 
-// WithReset returns a copy that starts its sequence over by rule r. The
+// WithResetRule returns a copy that starts its sequence over by rule r. The
 // default is [ResetOnSuccess]; the kubelet's crash-loop rule is
-// Reset{AfterStableRun: 10 * time.Minute}. A negative duration makes the
+// ResetRule{AfterStableRun: 10 * time.Minute}. A negative duration makes the
 // policy invalid.
-func (p Policy) WithReset(r Reset) Policy {
+func (p Policy) WithResetRule(r ResetRule) Policy {
 	return p.with(func(c *config) { c.reset = r })
 }
 
@@ -242,13 +242,6 @@ func (p Policy) WithMaxHint(d time.Duration) Policy {
 
 // MaxHint returns the hint ceiling (see [Policy.WithMaxHint]).
 func (p Policy) MaxHint() time.Duration { return p.cfg().maxHint }
-
-// Simple reports whether p is valid and a call under it needs nothing
-// prepared before its first attempt: no retry budget (which records the call
-// with the time) or guard (which learns of a first-try success), per-attempt
-// timeout or stable-run reset rule (which times the first attempt). Package retry gives such calls a shorter first-try
-// path.
-func (p Policy) Simple() bool { return !p.cfg().notSimple }
 
 // Validate reports what is wrong with the policy, or nil. Its errors match
 // [ErrInvalid] and name the setting at fault; several faults are joined.
@@ -331,8 +324,8 @@ func (p Policy) Jitter() backoff.Jitter { return p.cfg().jitter }
 // AttemptTimeout returns the per-attempt timeout; 0 means none.
 func (p Policy) AttemptTimeout() time.Duration { return p.cfg().attemptTime }
 
-// Reset returns the policy's reset rule.
-func (p Policy) Reset() Reset { return p.cfg().reset }
+// ResetRule returns the policy's reset rule.
+func (p Policy) ResetRule() ResetRule { return p.cfg().reset }
 
 // Budget returns the policy's retry budget, or nil.
 func (p Policy) Budget() *Budget { return p.cfg().budget }
@@ -386,7 +379,7 @@ func (p Policy) String() string {
 	}
 	if r := c.reset; r != ResetOnSuccess {
 		b.WriteString(" reset")
-		if r == (Reset{}) {
+		if r == (ResetRule{}) {
 			b.WriteString(" none")
 		}
 		if r.OnSuccess {
@@ -404,7 +397,7 @@ func (p Policy) String() string {
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// seal works out what Validate and Simple report, once per value.
+// seal works out what Validate reports and whether calls are simple, once per value.
 func (c *config) seal() {
 	c.schedOK = !isNil(c.sched)
 	c.err = c.validate()

@@ -2,13 +2,13 @@ package policy
 
 import "time"
 
-// Reset says when a sequence of attempts starts over at the first delay.
+// ResetRule says when a sequence of attempts starts over at the first delay.
 // Package retry applies it between attempts and between the runs of
 // retry.Loop; [Policy.Strategy] applies it to a Strategy.
 //
-// The zero Reset never starts over. The default policy uses
+// The zero ResetRule never starts over. The default policy uses
 // [ResetOnSuccess].
-type Reset struct {
+type ResetRule struct {
 	// OnSuccess starts over after a successful attempt or run.
 	OnSuccess bool
 	// AfterStableRun starts over after an attempt or run that lasted at
@@ -22,12 +22,12 @@ type Reset struct {
 }
 
 // ResetOnSuccess is the default reset rule: a success starts over.
-var ResetOnSuccess = Reset{OnSuccess: true}
+var ResetOnSuccess = ResetRule{OnSuccess: true}
 
-// StartsOver reports whether the sequence starts over after an attempt or
+// startsOver reports whether the sequence starts over after an attempt or
 // run that succeeded (or not), lasted ran, and ended idle after the previous
 // failure (idle < 0 when there was none).
-func (r Reset) StartsOver(succeeded bool, ran, idle time.Duration) bool {
+func (r ResetRule) startsOver(succeeded bool, ran, idle time.Duration) bool {
 	return succeeded && r.OnSuccess ||
 		r.AfterStableRun > 0 && ran >= r.AfterStableRun ||
 		r.AfterIdle > 0 && idle > r.AfterIdle

@@ -37,11 +37,11 @@ type strategy struct {
 func (s *strategy) Next() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.p.Reset()
+	r := s.p.ResetRule()
 	if s.n > 0 && (r.AfterIdle > 0 || r.AfterStableRun > 0) {
 		now := s.now()
 		idle := now.Sub(s.last)
-		if r.StartsOver(false, idle-s.prev, idle) {
+		if r.startsOver(false, idle-s.prev, idle) {
 			s.n, s.prev = 0, 0
 		}
 	}

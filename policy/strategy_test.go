@@ -16,19 +16,19 @@ import (
 func TestResetStartsOver(t *testing.T) {
 	tests := []struct {
 		name      string
-		r         policy.Reset
+		r         policy.ResetRule
 		succeeded bool
 		ran, idle time.Duration
 		want      bool
 	}{
 		{"success, default rule", policy.ResetOnSuccess, true, 0, 0, true},
 		{"failure, default rule", policy.ResetOnSuccess, false, time.Hour, time.Hour, false},
-		{"stable run reached", policy.Reset{AfterStableRun: 10 * time.Minute}, false, 10 * time.Minute, 0, true},
-		{"stable run short", policy.Reset{AfterStableRun: 10 * time.Minute}, false, 9 * time.Minute, 0, false},
-		{"kubelet ignores success", policy.Reset{AfterStableRun: 10 * time.Minute}, true, time.Second, 0, false},
-		{"idle past the window", policy.Reset{AfterIdle: 600 * time.Second}, false, 0, 601 * time.Second, true},
-		{"idle at the window", policy.Reset{AfterIdle: 600 * time.Second}, false, 0, 600 * time.Second, false},
-		{"zero rule never", policy.Reset{}, true, time.Hour, time.Hour, false},
+		{"stable run reached", policy.ResetRule{AfterStableRun: 10 * time.Minute}, false, 10 * time.Minute, 0, true},
+		{"stable run short", policy.ResetRule{AfterStableRun: 10 * time.Minute}, false, 9 * time.Minute, 0, false},
+		{"kubelet ignores success", policy.ResetRule{AfterStableRun: 10 * time.Minute}, true, time.Second, 0, false},
+		{"idle past the window", policy.ResetRule{AfterIdle: 600 * time.Second}, false, 0, 601 * time.Second, true},
+		{"idle at the window", policy.ResetRule{AfterIdle: 600 * time.Second}, false, 0, 600 * time.Second, false},
+		{"zero rule never", policy.ResetRule{}, true, time.Hour, time.Hour, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +48,7 @@ func TestStrategyFromDefaultPolicy(t *testing.T) {
 
 func TestStrategyKubeletStableRun(t *testing.T) {
 	mock := clock.NewMock()
-	s := policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}).WithClock(mock).Strategy()
+	s := policy.Default().WithResetRule(policy.ResetRule{AfterStableRun: 10 * time.Minute}).WithClock(mock).Strategy()
 	// A container crashing right after each restart: the delay grows.
 	for _, w := range []time.Duration{10, 20, 40, 80} {
 		d := s.Next()
@@ -63,7 +63,7 @@ func TestStrategyKubeletStableRun(t *testing.T) {
 // An explicit Reset is the caller's decision: it starts over under every
 // reset rule, including ones that do not reset on success.
 func TestStrategyResetAlwaysStartsOver(t *testing.T) {
-	rules := []policy.Reset{
+	rules := []policy.ResetRule{
 		policy.ResetOnSuccess,
 		{AfterStableRun: 10 * time.Minute},
 		{AfterIdle: 600 * time.Second},
@@ -72,7 +72,7 @@ func TestStrategyResetAlwaysStartsOver(t *testing.T) {
 	for _, r := range rules {
 		t.Run(fmt.Sprintf("%+v", r), func(t *testing.T) {
 			mock := clock.NewMock()
-			s := policy.Default().WithReset(r).WithClock(mock).Strategy()
+			s := policy.Default().WithResetRule(r).WithClock(mock).Strategy()
 			require.Equal(t, 10*time.Second, s.Next())
 			mock.Add(11 * time.Second)
 			require.Equal(t, 20*time.Second, s.Next())
@@ -87,7 +87,7 @@ func TestStrategyResetAlwaysStartsOver(t *testing.T) {
 
 func TestStrategyIdleReset(t *testing.T) {
 	mock := clock.NewMock()
-	s := policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterIdle: 600 * time.Second}).WithClock(mock).Strategy()
+	s := policy.Default().WithResetRule(policy.ResetRule{OnSuccess: true, AfterIdle: 600 * time.Second}).WithClock(mock).Strategy()
 	require.Equal(t, 10*time.Second, s.Next())
 	mock.Add(600 * time.Second)
 	require.Equal(t, 20*time.Second, s.Next(), "at the window: not idle yet")

@@ -316,7 +316,7 @@ func parseWords(words []string, text string) (Policy, error) {
 				}
 			}
 		case "reset":
-			r, n := Reset{}, 0
+			r, n := ResetRule{}, 0
 		rules:
 			for i < len(words) {
 				switch words[i] {

@@ -27,10 +27,10 @@ var roundTrips = []policy.Policy{
 	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Proportional}),
 	policy.Default().WithJitter(backoff.Jitter{Kind: backoff.Symmetric, Fraction: 0.2}),
 	policy.Default().WithAttemptTimeout(3 * time.Second),
-	policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}),
-	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterIdle: 600 * time.Second}),
-	policy.Default().WithReset(policy.Reset{OnSuccess: true, AfterStableRun: time.Minute, AfterIdle: time.Hour}),
-	policy.Default().WithReset(policy.Reset{}),
+	policy.Default().WithResetRule(policy.ResetRule{AfterStableRun: 10 * time.Minute}),
+	policy.Default().WithResetRule(policy.ResetRule{OnSuccess: true, AfterIdle: 600 * time.Second}),
+	policy.Default().WithResetRule(policy.ResetRule{OnSuccess: true, AfterStableRun: time.Minute, AfterIdle: time.Hour}),
+	policy.Default().WithResetRule(policy.ResetRule{}),
 	policy.Default().WithMaxHint(time.Hour),
 	policy.Constant(time.Second).WithMaxHint(time.Nanosecond).WithMaxAttempts(3),
 	policy.Exponential(time.Nanosecond).WithFactor(1e300).WithCap(time.Duration(1<<63 - 1)).WithMaxAttempts(1 << 62),
@@ -184,7 +184,7 @@ func requireSamePolicy(t *testing.T, want, got policy.Policy) {
 	require.Equal(t, want.Cap(), got.Cap())
 	require.Equal(t, want.Jitter(), got.Jitter())
 	require.Equal(t, want.AttemptTimeout(), got.AttemptTimeout())
-	require.Equal(t, want.Reset(), got.Reset())
+	require.Equal(t, want.ResetRule(), got.ResetRule())
 	require.Equal(t, want.MaxHint(), got.MaxHint())
 	for _, n := range []int{1, 2, 3, 10, 64, 1 << 40} {
 		require.Equal(t, want.Delay(n), got.Delay(n), "Delay(%d)", n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -21,7 +22,6 @@ type call struct {
 	clk        policy.Clock
 	hooks      *Hooks
 	loop       bool // Loop: a success does not end the call
-	classified bool // the operation classifies its own errors (RetryIfValue)
 	begun      time.Time
 	timer      *time.Timer // the real clock's one timer, made on the first wait
 }
@@ -43,11 +43,11 @@ func (c *call) begin() error {
 		return c.finish(0, c.stopped(err, 0, nil, time.Time{}), time.Time{})
 	}
 	b := c.p.Budget()
-	if b != nil || c.p.Reset().AfterStableRun > 0 {
+	if b != nil || c.p.ResetRule().AfterStableRun > 0 {
 		c.begun = c.now()
 	}
 	if b != nil {
-		b.Call(c.begun)
+		plumb.BudgetCall(b, c.begun)
 	}
 	return nil
 }
@@ -61,7 +61,7 @@ func (c *call) begin() error {
 func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p := c.p
 	defer c.stopTimer()
-	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.Reset(), p.Budget()
+	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.ResetRule(), p.Budget()
 	guard := p.Guard()
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
@@ -84,7 +84,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	for {
 		succeeded := err == nil
 		if succeeded && guard != nil {
-			guard.Success()
+			plumb.GuardSuccess(guard)
 		}
 		if succeeded && !c.loop {
 			return c.finish(n, nil, epoch)
@@ -98,7 +98,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				}
 				return c.finish(n, err, epoch)
 			}
-			if !c.classified && !p.Retryable(err) {
+			if !p.Retryable(err) {
 				return c.finish(n, err, epoch)
 			}
 		}
@@ -117,7 +117,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		if !succeeded && guard != nil { // an outcome that says something about the dependency
-			guard.Failure()
+			plumb.GuardFailure(guard)
 		}
 
 		startedOver := false
@@ -126,7 +126,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			if !lastFail.IsZero() {
 				idle = now.Sub(lastFail)
 			}
-			if reset.StartsOver(succeeded, now.Sub(runStart), idle) {
+			if plumb.StartsOver(p, succeeded, now.Sub(runStart), idle) {
 				startedOver = pos > 0
 				pos, prev = 0, 0
 				if c.loop {
@@ -175,14 +175,14 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		// The pause after a successful Loop run is not a retry: it spends
 		// nothing from the guard or the budget. The guard is asked first, so
 		// that a retry it denies spends no budget.
-		if guard != nil && !succeeded && !guard.AllowRetry() {
+		if guard != nil && !succeeded && !plumb.GuardAllowRetry(guard) {
 			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, ""), epoch)
 		}
-		if budget != nil && !succeeded && !budget.TryRetry(now) {
+		if budget != nil && !succeeded && !plumb.BudgetTryRetry(budget, now) {
 			return c.finish(n, c.giveUp(n, since, err, epoch, ErrBudgetExhausted, ""), epoch)
 		}
 		if c.hooks != nil && c.hooks.OnRetry != nil {
-			c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, Reset: startedOver})
+			c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, StartedOver: startedOver})
 		}
 		if d > 0 {
 			if cerr := c.wait(d); cerr != nil {
@@ -194,7 +194,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			runStart = c.now()
 		}
 		if c.loop && budget != nil {
-			budget.Call(runStart) // each run of a Loop is a call
+			plumb.BudgetCall(budget, runStart) // each run of a Loop is a call
 		}
 		if timeout == 0 {
 			err = fn(c.ctx)

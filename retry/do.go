@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 )
 
 var (
 	errNilContext  = fmt.Errorf("retry: nil context: %w", ErrInvalid)
 	errNilFunction = fmt.Errorf("retry: nil function: %w", ErrInvalid)
-	errValueOption = fmt.Errorf("retry: RetryIfValue given to a call whose value is not of its type: %w", ErrInvalid)
 )
 
 // Do calls fn until it returns nil, returns an error the policy does not
@@ -33,7 +33,7 @@ var (
 //     context.DeadlineExceeded when the next wait would end after ctx's
 //     deadline, without waiting;
 //   - an error matching [ErrInvalid] before anything runs, for a nil ctx, a
-//     nil fn, an invalid policy or a misplaced option.
+//     nil fn or an invalid policy.
 //
 // The first attempt runs at once. A zero delay retries at once with no
 // timer, and a call that waits on the real clock uses one timer however many
@@ -43,7 +43,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	// The first-try path: a few loads and the call, so that Do costs next
 	// to nothing when nothing fails. ctx.Err is read directly here, as the
 	// standard library does; later checks go through Done.
-	if len(opts) == 0 && fn != nil && ctx != nil && p.Simple() && ctx.Err() == nil {
+	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
 		err := fn(ctx)
 		if err == nil {
 			return nil
@@ -57,11 +57,8 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
 	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: loop}
-	switch {
-	case fn == nil:
+	if fn == nil {
 		return c.finish(0, errNilFunction, time.Time{})
-	case o.value != nil:
-		return c.finish(0, errValueOption, time.Time{})
 	}
 	if err := c.begin(); err != nil {
 		return err
@@ -79,10 +76,13 @@ func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Po
 // DoValue is [Do] for an operation that returns a value. It returns the
 // value of the last attempt with the error of Do, so that a value the
 // operation returned with its error (a response, a partial result) is not
-// lost; when no attempt ran it is T's zero value. [RetryIfValue] retries on
-// the value as well as the error.
+// lost; when no attempt ran it is T's zero value.
+//
+// To retry on the value (a 503 response, an empty page), return it with an
+// error of the operation's own: the call retries that error as any other
+// and, if it gives up, still returns the value with it.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
-	if len(opts) == 0 && fn != nil && ctx != nil && p.Simple() && ctx.Err() == nil {
+	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
 		v, err := fn(ctx)
 		if err == nil {
 			return v, nil
@@ -104,14 +104,9 @@ func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, er
 
 func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
 	var v T
-	o := collect(opts)
-	pred, ok := o.value.(func(T, error) bool)
-	c := call{ctx: ctx, p: p, hooks: o.hooks, classified: pred != nil}
-	switch {
-	case fn == nil:
+	c := call{ctx: ctx, p: p, hooks: collect(opts).hooks}
+	if fn == nil {
 		return v, c.finish(0, errNilFunction, time.Time{})
-	case o.value != nil && !ok:
-		return v, c.finish(0, errValueOption, time.Time{})
 	}
 	if err := c.begin(); err != nil {
 		return v, err
@@ -119,19 +114,7 @@ func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	err := c.run(func(ctx context.Context) error {
 		var err error
 		v, err = fn(ctx)
-		if pred == nil {
-			return err
-		}
-		switch retry := pred(v, err); {
-		case retry && err == nil:
-			return ErrRejected
-		case retry:
-			return err
-		case err != nil:
-			return &permanentError{err: err}
-		default:
-			return nil
-		}
+		return err
 	}, nil, 0)
 	return v, err
 }

@@ -420,7 +420,7 @@ func TestFirstTrySuccessReadsNoClock(t *testing.T) {
 		policy.Default(),
 		policy.Default().WithMaxElapsed(time.Minute),
 		policy.Constant(0).WithMaxAttempts(3),
-		policy.Default().WithReset(policy.Reset{AfterIdle: time.Hour}),
+		policy.Default().WithResetRule(policy.ResetRule{AfterIdle: time.Hour}),
 	} {
 		clk := &countingClock{vclock: newVClock()}
 		p := p.WithClock(clk)

@@ -13,9 +13,8 @@
 //
 // # Bad input
 //
-// A nil context or function, an invalid policy or a [RetryIfValue] of the
-// wrong type is an error matching [ErrInvalid], returned before anything
-// runs. Nil hooks, nil hook functions, a zero [Option] and a nil value
-// predicate are no-ops. A panic in the operation passes through unchanged.
+// A nil context or function or an invalid policy is an error matching
+// [ErrInvalid], returned before anything runs. Nil hooks, nil hook
+// functions and a zero [Option] are no-ops. A panic in the operation passes through unchanged.
 // Huge delays and hints cannot overflow the time-limit and deadline checks.
 package retry

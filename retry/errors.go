@@ -22,10 +22,6 @@ var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 // retried; if the call then ends, its *Error's Last matches it.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
-// ErrRejected is the error of an attempt whose value [RetryIfValue] rejected
-// although the operation returned no error.
-var ErrRejected = errors.New("retry: value rejected")
-
 // ErrInvalid is matched by the error [Do] returns, before anything runs, when
 // it is called with a nil context, a nil function or an invalid policy (the
 // latter also matches policy.ErrInvalid).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -32,7 +33,7 @@ func TestGuardDeniesRetriesWhenFailuresDominate(t *testing.T) {
 	p := policy.Constant(time.Hour).WithGuard(g) // a wait would hang the test: a denial must come at once
 	require.NoError(t, retry.Do(context.Background(), fails(0, nil).op, p))
 	for range 5 {
-		g.Failure()
+		plumb.GuardFailure(g)
 	}
 	op := fails(1, errFlaky)
 	err := retry.Do(context.Background(), op.op, p)
@@ -64,15 +65,15 @@ func TestGuardCountsOnlyNewsAboutTheDependency(t *testing.T) {
 
 func TestGuardSpendsNoBudgetOnADeniedRetry(t *testing.T) {
 	g := policy.NewGuard(4, 0.5)
-	g.Failure()
-	g.Failure()
+	plumb.GuardFailure(g)
+	plumb.GuardFailure(g)
 	b := policy.NewBudget(0, 0.1) // exactly one retry in the window
 	p := policy.Constant(0).WithGuard(g).WithBudget(b)
 	err := retry.Do(context.Background(), fails(1, errFlaky).op, p)
 	require.ErrorIs(t, err, retry.ErrThrottled)
 	require.NotErrorIs(t, err, retry.ErrBudgetExhausted)
 	for range 6 {
-		g.Success()
+		plumb.GuardSuccess(g)
 	}
 	require.NoError(t, retry.Do(context.Background(), fails(1, errFlaky).op, p), "the budget's one retry is still there")
 }
@@ -92,8 +93,8 @@ func TestGuardAttemptTimeoutsAreFailures(t *testing.T) {
 // that succeeded is no retry and is never denied.
 func TestGuardInLoop(t *testing.T) {
 	g := policy.NewGuard(2, 0.5)
-	g.Failure()
-	g.Failure() // closed: no tokens
+	plumb.GuardFailure(g)
+	plumb.GuardFailure(g) // closed: no tokens
 	runs := 0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

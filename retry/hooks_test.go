@@ -156,11 +156,6 @@ func TestOnDoneOnceForEveryCallEvenRefusedOnes(t *testing.T) {
 			_, err := retry.DoValue[int](ctx, nil, policy.Default(), o)
 			return err
 		}},
-		{"value option of another type", func(o retry.Option) error {
-			_, err := retry.DoValue(ctx, func(context.Context) (int, error) { return 0, nil }, policy.Default(), o,
-				retry.RetryIfValue(func(string, error) bool { return false }))
-			return err
-		}},
 		{"cancelled before the first attempt", func(o retry.Option) error {
 			cctx, cancel := context.WithCancel(ctx)
 			cancel()

@@ -31,8 +31,8 @@ func TestHostileCalls(t *testing.T) {
 			return retry.Do(ctx, fails(2, errFlaky).op, policy.Constant(0), retry.WithHooks(&retry.Hooks{}))
 		}, nil},
 		{"zero Option", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.Option{}) }, nil},
-		{"nil value predicate", func() error {
-			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), retry.RetryIfValue[int](nil))
+		{"zero Option to DoValue", func() error {
+			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), retry.Option{})
 			return err
 		}, nil},
 		{"zero Policy is the default", func() error { return retry.Do(ctx, succeed, policy.Policy{}) }, nil},

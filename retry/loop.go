@@ -14,7 +14,7 @@ import (
 //
 // The policy's reset rule decides when the back-off starts over at its first
 // delay: by default after a run that returned nil, the first run included;
-// with policy.Reset{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
+// with policy.ResetRule{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
 // after a run that lasted ten minutes whatever its outcome. The policy's
 // attempt and time limits count from the last start-over (the time limit
 // from the end of the run that started over), so that WithMaxAttempts(5)

@@ -19,7 +19,7 @@ var errCrash = errors.New("container exited with code 1")
 
 func TestLoopKubeletCrashLoop(t *testing.T) {
 	clk := retrytest.NewClock()
-	p := policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}).WithClock(clk)
+	p := policy.Default().WithResetRule(policy.ResetRule{AfterStableRun: 10 * time.Minute}).WithClock(clk)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -51,7 +51,7 @@ func TestLoopKubeletCrashLoop(t *testing.T) {
 	require.Equal(t, 40*time.Second, clk.NextWait(t))
 	ev.mu.Lock()
 	for i, e := range ev.retries {
-		require.Equal(t, i == 8, e.Reset, "retry %d: Reset", i+1)
+		require.Equal(t, i == 8, e.StartedOver, "retry %d: Reset", i+1)
 	}
 	ev.mu.Unlock()
 
@@ -195,7 +195,7 @@ func TestLoopStableFirstRunThenCrashStartsFresh(t *testing.T) {
 	// for 11 minutes and then crashes gets a fresh 10s back-off.
 	clk := newVClock()
 	n := 0
-	p := policy.Default().WithReset(policy.Reset{AfterStableRun: 10 * time.Minute}).WithMaxElapsed(5 * time.Minute).WithClock(clk)
+	p := policy.Default().WithResetRule(policy.ResetRule{AfterStableRun: 10 * time.Minute}).WithMaxElapsed(5 * time.Minute).WithClock(clk)
 	err := retry.Loop(context.Background(), runs(clk, []error{errCrash}, []time.Duration{11 * time.Minute}, &n), p)
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.Equal(t, []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second}, clk.Waits(),

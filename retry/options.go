@@ -9,7 +9,6 @@ import (
 // are plain values: build one once and pass it to any number of calls.
 type Option struct {
 	hooks *Hooks
-	value any // func(T, error) bool, for DoValue
 }
 
 // collect adds up the options of one call; later ones win.
@@ -19,9 +18,6 @@ func collect(opts []Option) Option {
 		if opt.hooks != nil {
 			o.hooks = opt.hooks
 		}
-		if opt.value != nil {
-			o.value = opt.value
-		}
 	}
 	return o
 }
@@ -29,20 +25,6 @@ func collect(opts []Option) Option {
 // WithHooks returns an Option that tells h about the call's retries and its
 // end. A nil h, or nil fields in it, are skipped.
 func WithHooks(h *Hooks) Option { return Option{hooks: h} }
-
-// RetryIfValue returns an Option for [DoValue] that decides from an
-// attempt's value and error whether to retry: true retries (a 503 response,
-// an empty page), false ends the call with that value and error. An attempt
-// retried for its value alone counts as failed with [ErrRejected]. The
-// policy's own error predicate is not consulted where this one is given.
-// Given to Do, or to a DoValue of another T, it is an error matching
-// [ErrInvalid].
-func RetryIfValue[T any](retry func(T, error) bool) Option {
-	if retry == nil {
-		return Option{}
-	}
-	return Option{value: retry}
-}
 
 // Hooks observe a call: each retry before its wait starts, and the end. They
 // are called on the goroutine running the call, with the call's context (so
@@ -62,12 +44,12 @@ type Hooks struct {
 
 // RetryEvent describes a retry about to wait.
 type RetryEvent struct {
-	Attempt int           // the attempt that just failed, counting the first call
-	Err     error         // its error; nil for a Loop run that succeeded
-	Delay   time.Duration // the wait about to start
-	Elapsed time.Duration // since the end of the first attempt (in Loop, of the run that last started the back-off over)
-	Hinted  bool          // Delay came from the operation's hint (see After)
-	Reset   bool          // the reset rule started the back-off over before this wait
+	Attempt     int           // the attempt that just failed, counting the first call
+	Err         error         // its error; nil for a Loop run that succeeded
+	Delay       time.Duration // the wait about to start
+	Elapsed     time.Duration // since the end of the first attempt (in Loop, of the run that last started the back-off over)
+	Hinted      bool          // Delay came from the operation's hint (see After)
+	StartedOver bool          // the reset rule started the back-off over before this wait
 }
 
 // DoneEvent describes how a call ended.

@@ -38,7 +38,7 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if e.Hinted {
 				attrs = append(attrs, slog.Bool("hinted", true))
 			}
-			if e.Reset {
+			if e.StartedOver {
 				attrs = append(attrs, slog.Bool("reset", true))
 			}
 			lg.LogAttrs(ctx, level, "retry: waiting", attrs...)

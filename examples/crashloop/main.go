@@ -26,7 +26,7 @@ func scaled(d time.Duration) time.Duration { return d / 1000 }
 func main() {
 	log.SetFlags(0)
 	p := policy.Exponential(scaled(10 * time.Second)).WithCap(scaled(300 * time.Second)).
-		WithReset(policy.Reset{AfterStableRun: scaled(10 * time.Minute)})
+		WithResetRule(policy.ResetRule{AfterStableRun: scaled(10 * time.Minute)})
 	fmt.Printf("policy: %v\n\n", p)
 
 	// How long each run of the container stays up before it crashes: seven
@@ -44,7 +44,7 @@ func main() {
 	hooks := retry.WithHooks(&retry.Hooks{
 		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			note := ""
-			if e.Reset {
+			if e.StartedOver {
 				note = "  (the last run was stable: back-off starts over)"
 			}
 			fmt.Printf("  back-off %v%s\n", e.Delay, note)
