@@ -25,6 +25,9 @@ type Exponential struct {
 var _ Schedule = Exponential{}
 
 // Delay returns the delay after failed attempt n.
+//
+// To retry calls, reach for policy.Exponential, which adds a cap, limits,
+// jitter and error classification to this schedule.
 func (e Exponential) Delay(n int) time.Duration {
 	if e.Base <= 0 {
 		return 0

@@ -34,6 +34,8 @@ type Constant time.Duration
 var _ Schedule = Constant(0)
 
 // Delay returns the constant, or zero when it is negative.
+//
+// To retry calls, reach for policy.Constant; this is the bare schedule.
 func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
 
 // Cap returns a schedule that never waits longer than limit: the delay for n

@@ -24,6 +24,9 @@ type Strategy interface {
 // ImagePullBackOff.
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
+//
+// This is the seed's stateful API, for a loop of one's own; to retry calls,
+// reach for policy.Default, which keeps its state on each call's stack.
 func Default() Strategy {
 	// Kubelet in shift form: 10s<<0 … 10s<<4 stay under the cap.
 	return &shifts{base: kubeletBase, limit: kubeletCap, exact: 5}

@@ -12,8 +12,8 @@ import (
 // holds the count.
 const guardScale = 1_000_000
 
-// MaxGuardTokens is the largest capacity [NewGuard] accepts.
-const MaxGuardTokens = 1_000_000
+// maxGuardTokens is the largest capacity NewGuard accepts.
+const maxGuardTokens = 1_000_000
 
 // DefaultGuardTokens and DefaultGuardRatio are the settings of the guard the
 // project recommends for a dependency called a few times a second or more:
@@ -63,14 +63,14 @@ type Guard struct {
 // NewGuard returns a full guard of the given capacity, in tokens, whose
 // successes put back ratio tokens each (see [Guard] for the rule);
 // NewGuard(DefaultGuardTokens, DefaultGuardRatio) is the recommended one. A
-// capacity that is not a number from 1 to [MaxGuardTokens], or a ratio that
+// capacity that is not a number from 1 to 1,000,000, or a ratio that
 // is not a number from 0.000001 to the capacity, makes every policy that uses
 // the guard invalid.
 func NewGuard(tokens, ratio float64) *Guard {
 	g := &Guard{}
 	switch {
-	case !(tokens >= 1 && tokens <= MaxGuardTokens):
-		g.err = &invalidError{setting: "guard", reason: fmt.Sprintf("capacity %v is not a number of tokens from 1 to %d", tokens, MaxGuardTokens)}
+	case !(tokens >= 1 && tokens <= maxGuardTokens):
+		g.err = &invalidError{setting: "guard", reason: fmt.Sprintf("capacity %v is not a number of tokens from 1 to %d", tokens, maxGuardTokens)}
 	case !(ratio*guardScale >= 1 && ratio <= tokens):
 		g.err = &invalidError{setting: "guard", reason: fmt.Sprintf("ratio %v is not a number from 0.000001 to the capacity %v", ratio, tokens)}
 	default:

@@ -109,7 +109,7 @@ func TestHostileInput(t *testing.T) {
 		{"WithGuard(ratio 0)", func() policy.Policy { return base.WithGuard(policy.NewGuard(10, 0)) }, false},
 		{"WithGuard(ratio above capacity)", func() policy.Policy { return base.WithGuard(policy.NewGuard(10, 10.5)) }, false},
 		{"WithGuard(largest)", func() policy.Policy {
-			return base.WithGuard(policy.NewGuard(policy.MaxGuardTokens, policy.MaxGuardTokens))
+			return base.WithGuard(policy.NewGuard(1_000_000, 1_000_000))
 		}, true},
 	}
 	attempts := []int{math.MinInt, -1, 0, 1, 2, 63, 64, 1 << 40, math.MaxInt - 1, math.MaxInt}

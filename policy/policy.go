@@ -83,12 +83,19 @@ func (p Policy) with(change func(*config)) Policy {
 // Default returns the Kubernetes kubelet back-off: 10s after the first
 // attempt, doubling, capped at 300s, with no attempt or time limit and no
 // jitter. Attempts start at 0, 10, 30, 70, 150, 310, 610, 910s, …
+//
+// Reach for this one to retry calls; backoff.Default is the same schedule
+// as a bare stateful Strategy, for a loop of one's own.
 func Default() Policy { return Policy{} }
 
 // Exponential returns a policy that waits base after the first attempt and
 // doubles the delay after each further one, with no cap and no limit. Set
 // the growth with [Policy.WithFactor] and bound it with [Policy.WithCap].
 // A base ≤ 0 makes the policy invalid.
+//
+// This is the one to give to retry.Do; backoff.Exponential is the bare
+// schedule (a pure function of the attempt number) that it is built on, for
+// code that only needs delays.
 func Exponential(base time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
 		*c = config{kind: exponential, base: base, factor: 2, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
@@ -98,6 +105,9 @@ func Exponential(base time.Duration) Policy {
 // Constant returns a policy that waits d after every attempt, with no limit.
 // Constant(0) retries at once, with no timer. A negative d makes the policy
 // invalid.
+//
+// This is the one to give to retry.Do; backoff.Constant is the bare
+// schedule, for code that only needs delays.
 func Constant(d time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
 		*c = config{kind: constant, base: d, factor: 1, reset: ResetOnSuccess, maxHint: DefaultMaxHint}

@@ -17,13 +17,13 @@ const LoopMinPause = 10 * time.Millisecond
 // call is the state of one Do, DoValue or Loop call. It lives on the stack
 // of the function that runs the call, so nothing is shared between calls.
 type call struct {
-	ctx        context.Context
-	p          policy.Policy
-	clk        policy.Clock
-	hooks      *Hooks
-	loop       bool // Loop: a success does not end the call
-	begun      time.Time
-	timer      *time.Timer // the real clock's one timer, made on the first wait
+	ctx   context.Context
+	p     policy.Policy
+	clk   policy.Clock
+	hooks *Hooks
+	loop  bool // Loop: a success does not end the call
+	begun time.Time
+	timer *time.Timer // the real clock's one timer, made on the first wait
 }
 
 // begin checks the call before the first attempt. It reads the clock only
