@@ -66,6 +66,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
 	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || reset.AfterIdle > 0 || reset.AfterStableRun > 0
+	// Elapsed times count from the end of the first attempt. They can be
+	// seen only where something can stop the call or report on it; a call
+	// with no limit, hooks, budget or guard and a context that is never done
+	// ends only by its operation's word, and reads no clock for zero-delay
+	// retries.
+	observed := timed || maxAttempts > 0 || ctxDone != nil || guard != nil
 
 	var (
 		pos      int           // the schedule's position: waits since the last start-over
@@ -103,11 +109,11 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		var now time.Time
-		if timed || epoch.IsZero() {
+		if timed || (observed && epoch.IsZero()) {
 			now = c.now()
 		}
 		if epoch.IsZero() {
-			epoch = now
+			epoch = now // zero while nothing observes it
 		}
 		if ctxDone != nil {
 			select {
@@ -151,6 +157,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if m.hinted {
 			d = max(m.hint, 0)
 			if limit := p.MaxHint(); d > limit {
+				if epoch.IsZero() {
+					epoch = c.now() // unobserved until now: Elapsed starts here
+				}
 				e := c.giveUp(n, since, err, epoch, ErrHintTooLong,
 					fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, limit))
 				return c.finish(n, e, epoch)

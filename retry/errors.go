@@ -43,7 +43,11 @@ type Error struct {
 	// over); the time limit (policy.Policy.WithMaxElapsed) counts the same
 	// way. It is 0 when the call stopped before or right at its first
 	// attempt's end. Measuring from the end of the first attempt keeps a
-	// first-try success free of clock reads, whatever the options.
+	// first-try success free of clock reads, whatever the options. (A call
+	// that nothing but its operation could stop — no limit, hooks, budget or
+	// guard, and a context that is never done — does not read the clock for
+	// immediate retries; should a hint above the ceiling end it, Elapsed
+	// counts from that hint.)
 	Elapsed time.Duration
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).
