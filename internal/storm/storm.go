@@ -173,24 +173,27 @@ func (r *run) arrival(i int) time.Duration {
 
 // call makes call i, and is the only writer of its entries.
 func (r *run) call(i int) {
-	err := retry.Do(context.Background(), func(ctx context.Context) error {
-		k := r.attempts[i]
-		r.attempts[i]++
-		switch {
-		case r.s.Outage == FastOutage:
-			return errDown
-		case r.s.Outage == SlowOutage:
-			if err := r.env.wait(ctx, 24*time.Hour); err != nil {
-				return err
-			}
-			return errDown
-		case r.s.FailRate > 0 && unit(r.s.Seed, i, k) < r.s.FailRate:
-			return errFailed
-		}
-		now := r.env.now()
-		return r.env.wait(ctx, r.enqueue(now)-now)
-	}, r.p)
+	err := retry.Do(context.Background(), func(ctx context.Context) error { return r.attempt(ctx, i) }, r.p)
 	r.ok[i] = err == nil
+}
+
+// attempt makes one attempt of call i against the server.
+func (r *run) attempt(ctx context.Context, i int) error {
+	k := r.attempts[i]
+	r.attempts[i]++
+	switch {
+	case r.s.Outage == FastOutage:
+		return errDown
+	case r.s.Outage == SlowOutage:
+		if err := r.env.wait(ctx, 24*time.Hour); err != nil {
+			return err
+		}
+		return errDown
+	case r.s.FailRate > 0 && unit(r.s.Seed, i, k) < r.s.FailRate:
+		return errFailed
+	}
+	now := r.env.now()
+	return r.env.wait(ctx, r.enqueue(now)-now)
 }
 
 // enqueue queues an attempt that arrives at now and returns when the server
@@ -241,12 +244,31 @@ func unit(seed uint64, call, attempt int) float64 {
 // call. Run it inside testing/synctest's bubble, where the real clock's
 // time is virtual and a run takes seconds.
 func RunReal(s Scenario, p policy.Policy) Result {
+	return runReal(s, p, nil)
+}
+
+// RunRealThrough is [RunReal] for a client of one's own: call makes call i,
+// retrying as it likes, with attempt making each attempt against the server
+// (nil when served, an error when the attempt failed or its context ended
+// first), and reports whether the call succeeded. Every attempt must go
+// through attempt, from call's goroutine or from goroutines call waits for.
+func RunRealThrough(s Scenario, call func(i int, attempt func(ctx context.Context) error) bool) Result {
+	return runReal(s, policy.Policy{}, call)
+}
+
+func runReal(s Scenario, p policy.Policy, through func(int, func(context.Context) error) bool) Result {
 	start := time.Now()
 	r := newRun(s, p, realEnv{start})
 	var wg sync.WaitGroup
 	for i := range r.ok {
 		time.Sleep(r.arrival(i) - time.Since(start))
-		wg.Go(func() { r.call(i) })
+		if through == nil {
+			wg.Go(func() { r.call(i) })
+			continue
+		}
+		wg.Go(func() {
+			r.ok[i] = through(i, func(ctx context.Context) error { return r.attempt(ctx, i) })
+		})
 	}
 	wg.Wait()
 	return r.result()
