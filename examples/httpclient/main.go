@@ -43,8 +43,7 @@ func main() {
 
 	p := policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(5).
 		WithJitter(backoff.Jitter{Kind: backoff.Equal})
-	tr := retryhttp.New(nil, p)
-	tr.Options = []retry.Option{retry.WithHooks(&retry.Hooks{
+	tr, err := retryhttp.New(nil, p, retryhttp.WithHooks(&retry.Hooks{
 		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			why := "the schedule"
 			if e.Hinted {
@@ -52,7 +51,10 @@ func main() {
 			}
 			fmt.Printf("  client: attempt %d: %v; waiting %v, from %s\n", e.Attempt, e.Err, e.Delay.Round(time.Millisecond), why)
 		},
-	})}
+	}))
+	if err != nil {
+		log.Fatal(err) // an unusable policy is reported here, once
+	}
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	fmt.Printf("policy: %v\n", p)
 
@@ -72,4 +74,9 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("final: %s after %v: %s\n", resp.Status, time.Since(start).Round(10*time.Millisecond), b)
+
+	// An unusable policy is reported once, where the Transport is built,
+	// rather than on every request.
+	_, err = retryhttp.New(nil, policy.Exponential(time.Second).WithCap(10*time.Millisecond))
+	fmt.Printf("a bad policy: %v\n", err)
 }

@@ -41,5 +41,11 @@ func BenchmarkGetBare(b *testing.B) {
 
 func BenchmarkGetRetrying(b *testing.B) {
 	p := policy.Default().WithMaxAttempts(4)
-	benchmarkGet(b, func(rt http.RoundTripper) http.RoundTripper { return retryhttp.New(rt, p) })
+	benchmarkGet(b, func(rt http.RoundTripper) http.RoundTripper {
+		tr, err := retryhttp.New(rt, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return tr
+	})
 }

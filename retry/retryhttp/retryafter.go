@@ -9,12 +9,14 @@ import (
 
 // ParseRetryAfter reads a Retry-After header value in either of its forms,
 // delta-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT"),
-// as of time now, and returns the wait it asks for. It reports false for
-// anything that does not ask for a positive wait: an empty, negative,
-// fractional or garbled value, or a date that is not in the future. Callers
-// then fall back to their schedule. A delta too large for a time.Duration
-// saturates; clamping it to something sane is the caller's job (the
-// Transport clamps it to the policy's cap).
+// as of time now, and returns the wait it asks for: "0" asks for none,
+// a retry at once. It reports false for anything else that does not ask
+// for a wait: an empty, negative, fractional or garbled value, or a date
+// that is not in the future (a clock skew cannot be told from a stale
+// date). Callers then fall back to their schedule. A delta too large for a
+// time.Duration saturates; bounding it is the caller's job (the Transport
+// leaves it to the policy's hint ceiling, which ends the call rather than
+// wait that long).
 func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -32,9 +34,6 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 				continue
 			}
 			secs = secs*10 + uint64(c-'0')
-		}
-		if secs == 0 {
-			return 0, false
 		}
 		if secs > uint64(math.MaxInt64/int64(time.Second)) {
 			return time.Duration(math.MaxInt64), true

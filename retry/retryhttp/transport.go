@@ -1,7 +1,11 @@
 // Package retryhttp retries HTTP requests through an [http.RoundTripper],
-// so that a plain http.Client retries correctly with one line:
+// so that a plain http.Client retries correctly:
 //
-//	client := &http.Client{Transport: retryhttp.New(nil, policy.Default().WithMaxAttempts(4))}
+//	tr, err := retryhttp.New(nil, policy.Default().WithMaxAttempts(4))
+//	if err != nil {
+//		return err // the policy is unusable
+//	}
+//	client := &http.Client{Transport: tr}
 //
 // See [Transport] for what is retried and how request bodies and responses
 // are handled.
@@ -9,157 +13,310 @@ package retryhttp
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"syscall"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
-// DefaultMaxRetryAfter bounds a Retry-After when the Transport's policy has
-// no cap to clamp it: five minutes, the kubelet's cap.
-const DefaultMaxRetryAfter = 5 * time.Minute
+// DefaultMaxAttempts bounds the attempts of a request whose policy has
+// neither an attempt limit nor a time limit: 5, the first call and four
+// retries, as go-retryablehttp's default and gRPC's ceiling on maxAttempts.
+// A policy with either limit is used as it is.
+const DefaultMaxAttempts = 5
 
-// drainLimit bounds how much of a retried response's body is read so that
-// its connection can be reused; a longer body is closed unread.
-const drainLimit = 64 << 10
+// defaultPolicy is what a zero Transport uses.
+var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 
-// Transport is an http.RoundTripper that retries requests through Base under
-// Policy. It is safe for concurrent use once built; do not change its
-// fields after first use.
+// Transport is an http.RoundTripper that retries requests through a base
+// RoundTripper under a policy. Build one with [New]; a zero Transport sends
+// through http.DefaultTransport under policy.Default() bounded to
+// [DefaultMaxAttempts]. A Transport is safe for concurrent use.
 //
 // By default it retries connection errors (refused, reset, EOF before a
-// response, timeouts) and the statuses 429, 502, 503 and 504, and only for
-// requests that are safe to repeat: GET, HEAD, OPTIONS, TRACE, PUT, DELETE,
-// or any request that carries an Idempotency-Key header. Retryable replaces
-// that classification.
+// response, and the base transport's own timeouts: dial, TLS handshake,
+// response headers, i/o) and the statuses 429, 502, 503 and 504, and only
+// for requests that are safe to repeat: GET, HEAD, OPTIONS, TRACE, PUT,
+// DELETE, or any request that carries an Idempotency-Key header. Whether the
+// caller gave up is decided from the request's context alone: once it is
+// done, nothing is retried. [WithRetryable] replaces that classification.
 //
 // A request body is sent again on each retry through Request.GetBody (set by
 // http.NewRequest for in-memory bodies). A request whose body cannot be
 // rewound is sent once and not retried: never half-empty.
 //
-// A retried response's body is drained (up to 64 KiB) and closed, so
-// connections are reused and none leak. The final response is returned
-// untouched, with a nil error, even when its status would have been retried:
-// a RoundTripper that got a response reports it. A Retry-After header, in
-// seconds or as an HTTP-date, is honoured as a server hint (retry.After):
-// clamped to the policy's cap (or to [DefaultMaxRetryAfter] when the policy
-// has none), and ending the call at once, with the
-// response, when it would run past the request's deadline. A Retry-After
-// that is garbled, negative or in the past falls back to the schedule.
+// A retried response is released before the wait that follows it: its body
+// is drained (up to 64 KiB, for at most one second) and closed, so that its
+// connection can serve other requests while this one waits, and only its
+// status is kept for the error. A body that is longer, or that stalls, is
+// closed unread, which drops that one connection. The final response is
+// returned untouched, with a nil error, even when its status would have been
+// retried: when the policy's limits, the request's deadline or a too-long
+// Retry-After end the call, the last response is known to be the final one
+// before anything is read from it, and a RoundTripper that got a response
+// reports it.
+//
+// A Retry-After header, in seconds or as an HTTP-date, is honoured as a
+// server hint (see retry.After): as given, up to the policy's hint ceiling
+// (policy.Policy.MaxHint) and the request's deadline; a Retry-After past
+// either ends the call at once with the response. Retry-After: 0 retries at
+// once. One that is garbled, negative or a date in the past falls back to
+// the schedule.
+//
+// A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) bounds
+// the time each attempt may take to produce its response headers; an
+// attempt cut off by it is retried. It never cuts the body of the response
+// handed back. It follows the policy's clock as package retry does.
 //
 // The request's context governs everything: when it is done during a wait,
 // RoundTrip returns at once with an error that matches the context's error
 // and names the last response's status.
 type Transport struct {
-	// Base sends each attempt; nil means http.DefaultTransport.
-	Base http.RoundTripper
-	// Policy says how to wait and when to stop. A policy with a per-attempt
-	// timeout is refused: the timeout would cut off the body of the
-	// response returned. Use http.Transport's timeouts instead.
-	Policy policy.Policy
-	// Retryable decides whether to retry after an attempt that returned
-	// resp or err (exactly one of them is non-nil); nil means
-	// [DefaultRetryable]. It runs on every response, so it must not read
-	// the body.
-	Retryable func(req *http.Request, resp *http.Response, err error) bool
-	// Options are passed to retry.DoValue for every request, for example
-	// retry.WithHooks.
-	Options []retry.Option
+	base      http.RoundTripper
+	p         policy.Policy // the policy given, bounded, without its attempt timeout
+	timeout   time.Duration // the policy's per-attempt timeout
+	retryable func(req *http.Request, resp *http.Response, err error) bool
+	hooks     *retry.Hooks
+	built     bool
+}
+
+// An Option configures a [Transport] built by [New].
+type Option func(*Transport)
+
+// WithRetryable returns an Option that decides whether to retry after an
+// attempt that returned resp or err (exactly one of them is non-nil)
+// instead of [DefaultRetryable]. It runs on every response, so it must not
+// read the body. A nil f keeps the default.
+func WithRetryable(f func(req *http.Request, resp *http.Response, err error) bool) Option {
+	return func(t *Transport) {
+		if f != nil {
+			t.retryable = f
+		}
+	}
+}
+
+// WithHooks returns an Option that tells h about each request's retries
+// and its end, as retry.WithHooks does for a call. A nil h observes
+// nothing.
+func WithHooks(h *retry.Hooks) Option {
+	return func(t *Transport) { t.hooks = h }
 }
 
 // New returns a Transport that sends through base (nil:
-// http.DefaultTransport) under p.
-func New(base http.RoundTripper, p policy.Policy) *Transport {
-	return &Transport{Base: base, Policy: p}
+// http.DefaultTransport) under p. It returns an error matching
+// policy.ErrInvalid, and no Transport, when p is invalid: a policy from a
+// configuration file is reported once, where the Transport is built, not on
+// every request. When p has neither an attempt limit nor a time limit, the
+// Transport stops after [DefaultMaxAttempts] attempts.
+func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("retryhttp: %w", err)
+	}
+	t := &Transport{base: base, timeout: p.AttemptTimeout(), built: true}
+	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
+		p = p.WithMaxAttempts(DefaultMaxAttempts)
+	}
+	if t.timeout > 0 {
+		// The Transport times attempts itself: package retry would cancel
+		// an attempt's context when it returns, cutting the body off.
+		p = p.WithAttemptTimeout(0)
+	}
+	t.p = p
+	for _, opt := range opts {
+		opt(t)
+	}
+	return t, nil
 }
 
-var errAttemptTimeout = fmt.Errorf("retryhttp: the policy's per-attempt timeout would cut off response bodies: %w", retry.ErrInvalid)
+// statusError is the error of an attempt that got a response to retry. It
+// keeps the status alone: the response itself is released before the wait.
+type statusError struct{ status string }
 
-// statusError is the error of an attempt that got a response to retry.
-type statusError struct{ resp *http.Response }
-
-func (e *statusError) Error() string { return "status " + e.resp.Status }
+func (e *statusError) Error() string { return "status " + e.status }
 
 // RoundTrip sends req, retrying as the Transport's doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.Base
+	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
 	}
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		return base.RoundTrip(req) // the body cannot be sent twice: one attempt
 	}
-	if t.Policy.AttemptTimeout() > 0 {
-		closeBody(req)
-		return nil, errAttemptTimeout
+	p := t.p
+	if !t.built {
+		p = defaultPolicy
 	}
-	retryable := t.Retryable
+	retryable := t.retryable
 	if retryable == nil {
 		retryable = DefaultRetryable
 	}
-	ctx := req.Context()
-	attempt := 0
-	var held *http.Response // the response of the last attempt, not yet handed back
-	resp, err := retry.DoValue(ctx, func(ctx context.Context) (*http.Response, error) {
-		attempt++
-		r := req
-		if attempt > 1 {
-			drain(held)
-			held = nil
-			var err error
-			if r, err = withBody(req); err != nil {
+	if t.timeout == 0 && t.hooks == nil && plumb.Simple(p) {
+		// The first-try path: nothing of the retry machinery is set up
+		// for a request that needs no retry, as in package retry's own
+		// first-try path. A policy that needs the call's start (a time
+		// limit, a budget) or hooks that must see every call take the
+		// full path.
+		resp, err := base.RoundTrip(req)
+		if !retryable(req, resp, err) {
+			return resp, err
+		}
+		c := &call{t: t, req: req, base: base, p: p, retryable: retryable, n: 1, replay: true, resp: resp, err: err}
+		return c.run()
+	}
+	c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
+	return c.run()
+}
+
+// call is the state of one RoundTrip that may retry.
+type call struct {
+	t         *Transport
+	req       *http.Request
+	base      http.RoundTripper
+	p         policy.Policy
+	retryable func(*http.Request, *http.Response, error) bool
+
+	n      int            // attempts sent
+	held   *http.Response // the last retryable response, not yet released
+	replay bool           // the first attempt was made on the first-try path
+	resp   *http.Response // its result
+	err    error
+}
+
+func (c *call) run() (*http.Response, error) {
+	ctx := c.req.Context()
+	hooks := &retry.Hooks{OnRetry: c.onRetry}
+	if h := c.t.hooks; h != nil {
+		hooks.OnDone = h.OnDone
+	}
+	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(hooks))
+	if err == nil {
+		return resp, nil
+	}
+	if c.n == 0 && c.req.Body != nil {
+		_ = c.req.Body.Close() // no attempt ran: the body is still ours to close
+	}
+	if c.held == nil {
+		return nil, err
+	}
+	// The call ended with a retryable response in hand, which no further
+	// attempt follows: the policy's limits, a hint too long, the deadline.
+	if ctx.Err() == nil {
+		return c.held, nil // the final response, untouched
+	}
+	release(c.p.Clock(), c.held)
+	c.held = nil
+	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
+}
+
+// onRetry runs when a wait is really about to start: the response of the
+// attempt just made is not the final one, so it is released now rather
+// than held for the length of the wait.
+func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
+	if c.held != nil {
+		release(c.p.Clock(), c.held)
+		c.held = nil
+	}
+	if h := c.t.hooks; h != nil && h.OnRetry != nil {
+		h.OnRetry(ctx, e)
+	}
+}
+
+// attempt makes one attempt and classifies its result for the retry loop.
+func (c *call) attempt(context.Context) (*http.Response, error) {
+	var resp *http.Response
+	var err error
+	if c.replay {
+		c.replay = false
+		resp, err, c.resp, c.err = c.resp, c.err, nil, nil
+	} else {
+		r := c.req
+		if c.n > 0 {
+			if r, err = withBody(c.req); err != nil {
 				return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 			}
 		}
-		resp, err := base.RoundTrip(r)
-		if !retryable(req, resp, err) {
+		c.n++
+		resp, err = c.send(r)
+		if !c.retryable(c.req, resp, err) {
 			if err != nil {
 				return nil, retry.Permanent(err)
 			}
 			return resp, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		held = resp
-		serr := error(&statusError{resp: resp})
-		if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok {
-			if t.Policy.Cap() == 0 {
-				d = min(d, DefaultMaxRetryAfter) // no cap to clamp it: never "retrying in 484289h"
-			}
-			serr = retry.After(d, serr)
-		}
-		return resp, serr
-	}, t.Policy, t.Options...)
-	if err == nil {
-		return resp, nil
 	}
-	if attempt == 0 {
-		closeBody(req) // no attempt ran: the body is still ours to close
-	}
-	if held == nil {
+	if err != nil {
 		return nil, err
 	}
-	// The policy ended the call while a retryable response was in hand.
-	if ctx.Err() == nil {
-		return held, nil // the final response, untouched
+	c.held = resp
+	serr := error(&statusError{status: resp.Status})
+	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
+		serr = retry.After(d, serr)
 	}
-	drain(held)
-	return nil, fmt.Errorf("retryhttp: %s %s: %w", req.Method, req.URL.Redacted(), err)
+	return resp, serr
 }
 
-// CloseIdleConnections closes the idle connections of Base, when it has
-// such a method, so that http.Client.CloseIdleConnections reaches it.
+// send makes one attempt through the base RoundTripper, under the policy's
+// per-attempt timeout if it has one.
+func (c *call) send(r *http.Request) (*http.Response, error) {
+	d := c.t.timeout
+	if d <= 0 {
+		return c.base.RoundTrip(r)
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := afterFunc(c.p.Clock(), d, cancel)
+	resp, err := c.base.RoundTrip(r.WithContext(ctx))
+	if stop() { // the headers, or an error, came in time
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		resp.Body = cancelOnClose(resp.Body, cancel)
+		return resp, nil
+	}
+	if resp != nil {
+		_ = resp.Body.Close() // its context is cancelled: the body is lost anyway
+	}
+	cancel()
+	if c.req.Context().Err() != nil {
+		if err == nil {
+			err = c.req.Context().Err()
+		}
+		return nil, err
+	}
+	return nil, &attemptTimeoutError{timeout: d, err: err}
+}
+
+// attemptTimeoutError is the error of an attempt cut off by the policy's
+// per-attempt timeout before it produced its response headers.
+type attemptTimeoutError struct {
+	timeout time.Duration
+	err     error // the base transport's error, nil if it answered too late
+}
+
+func (e *attemptTimeoutError) Error() string {
+	msg := fmt.Sprintf("retryhttp: no response headers within the attempt timeout of %v", e.timeout)
+	if e.err != nil {
+		msg += ": " + e.err.Error()
+	}
+	return msg
+}
+
+func (e *attemptTimeoutError) Unwrap() []error {
+	if e.err == nil {
+		return []error{retry.ErrAttemptTimeout}
+	}
+	return []error{retry.ErrAttemptTimeout, e.err}
+}
+
+// CloseIdleConnections closes the idle connections of the base
+// RoundTripper, when it has such a method, so that
+// http.Client.CloseIdleConnections reaches it.
 func (t *Transport) CloseIdleConnections() {
-	base := t.Base
+	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
 	}
@@ -168,8 +325,8 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-func (t *Transport) now() time.Time {
-	if clk := t.Policy.Clock(); clk != nil {
+func now(clk policy.Clock) time.Time {
+	if clk != nil {
 		return clk.Now()
 	}
 	return time.Now()
@@ -186,72 +343,4 @@ func withBody(req *http.Request) (*http.Request, error) {
 		r.Body = body
 	}
 	return &r, nil
-}
-
-// DefaultRetryable retries, for requests that are safe to repeat (see
-// [Idempotent]), connection errors and the statuses 429 Too Many Requests,
-// 502 Bad Gateway, 503 Service Unavailable and 504 Gateway Timeout.
-func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
-	if !Idempotent(req) {
-		return false
-	}
-	if err != nil {
-		return ConnectionError(err)
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
-}
-
-// Idempotent reports whether req is safe to send more than once: its method
-// is GET, HEAD, OPTIONS, TRACE, PUT or DELETE (RFC 9110, 9.2.2), or it
-// carries an Idempotency-Key header.
-func Idempotent(req *http.Request) bool {
-	switch req.Method {
-	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
-		return true
-	}
-	_, ok := req.Header["Idempotency-Key"]
-	return ok
-}
-
-// ConnectionError reports whether err, from sending a request, is a failure
-// to connect or to get a response over the connection (refused, reset,
-// EOF, network timeouts) rather than a request that can never succeed (a
-// bad URL, an untrusted certificate) or the caller's own cancellation.
-func ConnectionError(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostname         x509.HostnameError
-		invalid          x509.CertificateInvalidError
-		verify           *tls.CertificateVerificationError
-	)
-	if errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify) {
-		return false
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
-}
-
-// drain reads a little of resp's body and closes it, so that the connection
-// can carry the next request.
-func drain(resp *http.Response) {
-	if resp == nil || resp.Body == nil {
-		return
-	}
-	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
-	_ = resp.Body.Close()
-}
-
-func closeBody(req *http.Request) {
-	if req.Body != nil {
-		_ = req.Body.Close()
-	}
 }

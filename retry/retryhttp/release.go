@@ -1,0 +1,84 @@
+package retryhttp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// drainLimit bounds how much of a retried response's body is read so that
+// its connection can be reused; a longer body is closed unread.
+const drainLimit = 64 << 10
+
+// drainTimeout bounds how long a retried response's body is read: a server
+// that sends its headers and then stalls costs the call at most this long,
+// and its connection is dropped. A healthy server's error page arrives in
+// well under it.
+const drainTimeout = time.Second
+
+// release drains a retried response's body (at most drainLimit bytes, for
+// at most drainTimeout on clk) and closes it, so that its connection can
+// carry other requests while the call waits.
+func release(clk policy.Clock, resp *http.Response) {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	body := resp.Body
+	// Closing an http response body from another goroutine ends a Read
+	// blocked on it: net/http's transports drop the connection.
+	stop := afterFunc(clk, drainTimeout, func() { _ = body.Close() })
+	_, _ = io.CopyN(io.Discard, body, drainLimit)
+	stop()
+	_ = body.Close()
+}
+
+// afterFunc calls f in its own goroutine once d has passed on clk, unless
+// the returned stop is called first; stop reports whether it prevented f.
+// As package retry's attempt timeout, it follows clk when clk has a
+// WithTimeout method (benbjohnson/clock's Mock does) and the real clock
+// otherwise.
+func afterFunc(clk policy.Clock, d time.Duration, f func()) (stop func() bool) {
+	if wt, ok := clk.(interface {
+		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
+	}); ok {
+		ctx, cancel := wt.WithTimeout(context.Background(), d)
+		unregister := context.AfterFunc(ctx, f)
+		return func() bool {
+			stopped := unregister()
+			cancel()
+			return stopped
+		}
+	}
+	return time.AfterFunc(d, f).Stop
+}
+
+// cancelOnClose returns body with a Close that also calls cancel, so that
+// an attempt's context lives as long as the body handed back. A body that
+// can be written to (a 101 Switching Protocols response) keeps its Write.
+func cancelOnClose(body io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	if w, ok := body.(io.ReadWriteCloser); ok {
+		return &cancelReadWriteCloser{cancelBody{body, cancel}, w}
+	}
+	return &cancelBody{body, cancel}
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+type cancelReadWriteCloser struct {
+	cancelBody
+	w io.Writer
+}
+
+func (b *cancelReadWriteCloser) Write(p []byte) (int, error) { return b.w.Write(p) }
