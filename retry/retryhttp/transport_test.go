@@ -370,3 +370,107 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestDefaultBoundEndsAnAlways503Call(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	clk := retrytest.NewClock()
+	client := &http.Client{Transport: build(t, nil, policy.Default().WithClock(clk))}
+
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get(srv.URL) // no deadline
+		if err != nil {
+			t.Error(err)
+		}
+		done <- resp
+	}()
+	for _, want := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second} {
+		require.Equal(t, want, clk.Step(t))
+	}
+	resp := <-done
+	require.Equal(t, 503, resp.StatusCode)
+	require.Equal(t, "down\n", body(t, resp))
+	require.Equal(t, int32(retryhttp.DefaultMaxAttempts), hits.Load())
+	require.Equal(t, retryhttp.DefaultMaxAttempts-1, clk.Waits())
+}
+
+func TestPolicyLimitsAreNotBounded(t *testing.T) {
+	f := &flaky{statuses: []int{503}}
+	srv, client := serveWith(t, f, policy.Constant(0).WithMaxAttempts(8))
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	body(t, resp)
+	require.Equal(t, 8, f.count(), "an attempt limit is the policy's own")
+
+	clk := retrytest.NewClock()
+	f = &flaky{statuses: []int{503}}
+	srv, client = serveWith(t, f, policy.Constant(time.Minute).WithMaxElapsed(10*time.Minute).WithClock(clk))
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get(srv.URL)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- resp
+	}()
+	for range 10 {
+		require.Equal(t, time.Minute, clk.Step(t))
+	}
+	resp = <-done
+	body(t, resp)
+	require.Equal(t, 11, f.count(), "so is a time limit")
+}
+
+func TestNewRefusesAnUnusablePolicy(t *testing.T) {
+	for _, p := range []policy.Policy{
+		policy.Constant(-1),
+		policy.Exponential(time.Second).WithCap(time.Millisecond),
+		policy.Default().WithAttemptTimeout(-time.Second),
+	} {
+		tr, err := retryhttp.New(nil, p)
+		require.ErrorIs(t, err, policy.ErrInvalid, "%v", p)
+		require.ErrorContains(t, err, "retryhttp: ")
+		require.Nil(t, tr)
+	}
+}
+
+func TestZeroTransport(t *testing.T) {
+	f := &flaky{statuses: []int{200}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	resp, err := (&http.Client{Transport: &retryhttp.Transport{}}).Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "OK", body(t, resp))
+}
+
+func TestHooksSeeEveryRequest(t *testing.T) {
+	f := &flaky{statuses: []int{200}}
+	var retries, dones atomic.Int32
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithHooks(&retry.Hooks{
+		OnRetry: func(context.Context, retry.RetryEvent) { retries.Add(1) },
+		OnDone:  func(context.Context, retry.DoneEvent) { dones.Add(1) },
+	}))}
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	body(t, resp)
+	require.Equal(t, int32(1), dones.Load(), "a first-try success ends a call too")
+
+	f.statuses = []int{503, 503, 200}
+	f.hits = 0
+	resp, err = client.Get(srv.URL)
+	require.NoError(t, err)
+	body(t, resp)
+	require.Equal(t, int32(2), retries.Load())
+	require.Equal(t, int32(2), dones.Load())
+}
