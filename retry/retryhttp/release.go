@@ -29,30 +29,39 @@ func release(clk policy.Clock, resp *http.Response) {
 	body := resp.Body
 	// Closing an http response body from another goroutine ends a Read
 	// blocked on it: net/http's transports drop the connection.
-	stop := afterFunc(clk, drainTimeout, func() { _ = body.Close() })
+	timer := afterFunc(clk, drainTimeout, func() { _ = body.Close() })
 	_, _ = io.CopyN(io.Discard, body, drainLimit)
-	stop()
+	timer.Stop()
 	_ = body.Close()
 }
 
+// stopper is a timer: Stop reports whether it prevented the timer's call.
+type stopper interface{ Stop() bool }
+
 // afterFunc calls f in its own goroutine once d has passed on clk, unless
-// the returned stop is called first; stop reports whether it prevented f.
-// As package retry's attempt timeout, it follows clk when clk has a
-// WithTimeout method (benbjohnson/clock's Mock does) and the real clock
-// otherwise.
-func afterFunc(clk policy.Clock, d time.Duration, f func()) (stop func() bool) {
+// the returned timer is stopped first. As package retry's attempt timeout,
+// it follows clk when clk has a WithTimeout method (benbjohnson/clock's Mock
+// does) and the real clock otherwise.
+func afterFunc(clk policy.Clock, d time.Duration, f func()) stopper {
 	if wt, ok := clk.(interface {
 		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
 	}); ok {
 		ctx, cancel := wt.WithTimeout(context.Background(), d)
-		unregister := context.AfterFunc(ctx, f)
-		return func() bool {
-			stopped := unregister()
-			cancel()
-			return stopped
-		}
+		return &ctxTimer{stop: context.AfterFunc(ctx, f), cancel: cancel}
 	}
-	return time.AfterFunc(d, f).Stop
+	return time.AfterFunc(d, f)
+}
+
+// ctxTimer is a timer made of a context that expires on a clock.
+type ctxTimer struct {
+	stop   func() bool
+	cancel context.CancelFunc
+}
+
+func (t *ctxTimer) Stop() bool {
+	stopped := t.stop()
+	t.cancel()
+	return stopped
 }
 
 // cancelOnClose returns body with a Close that also calls cancel, so that

@@ -179,6 +179,7 @@ type call struct {
 	p         policy.Policy
 	retryable func(*http.Request, *http.Response, error) bool
 
+	hooks  retry.Hooks
 	n      int            // attempts sent
 	held   *http.Response // the last retryable response, not yet released
 	replay bool           // the first attempt was made on the first-try path
@@ -188,11 +189,11 @@ type call struct {
 
 func (c *call) run() (*http.Response, error) {
 	ctx := c.req.Context()
-	hooks := &retry.Hooks{OnRetry: c.onRetry}
+	c.hooks.OnRetry = c.onRetry
 	if h := c.t.hooks; h != nil {
-		hooks.OnDone = h.OnDone
+		c.hooks.OnDone = h.OnDone
 	}
-	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(hooks))
+	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
 	if err == nil {
 		return resp, nil
 	}
@@ -267,9 +268,9 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	stop := afterFunc(c.p.Clock(), d, cancel)
+	timer := afterFunc(c.p.Clock(), d, cancel)
 	resp, err := c.base.RoundTrip(r.WithContext(ctx))
-	if stop() { // the headers, or an error, came in time
+	if timer.Stop() { // the headers, or an error, came in time
 		if err != nil {
 			cancel()
 			return nil, err
