@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/failsafehttp"
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 
@@ -48,7 +49,16 @@ func roundTrippers(tb testing.TB, base *http.Transport) []struct {
 	rh.Logger = nil
 	rh.RetryMax = 2
 	rh.RetryWaitMin, rh.RetryWaitMax = 0, 0
-	fs := failsafehttp.NewRoundTripper(base, failsafehttp.NewRetryPolicyBuilder().WithDelay(0).WithMaxRetries(2).Build())
+	// failsafehttp leaves a retried response open, holding its connection
+	// (the scenario runs out of file descriptors within a second): its users
+	// must drain and close it themselves, as here.
+	fs := failsafehttp.NewRoundTripper(base, failsafehttp.NewRetryPolicyBuilder().WithDelay(0).WithMaxRetries(2).
+		OnRetryScheduled(func(e failsafe.ExecutionScheduledEvent[*http.Response]) {
+			if r := e.LastResult(); r != nil {
+				_, _ = io.Copy(io.Discard, r.Body)
+				_ = r.Body.Close()
+			}
+		}).Build())
 	return []struct {
 		name string
 		rt   http.RoundTripper

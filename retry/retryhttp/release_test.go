@@ -251,3 +251,33 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 		})
 	}
 }
+
+func TestLongRetriedBodyIsClosedUnread(t *testing.T) {
+	var hits atomic.Int32
+	srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, hugeBody) // more than the Transport drains
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	base := srv.Client().Transport.(*http.Transport)
+	t.Cleanup(base.CloseIdleConnections)
+	client := &http.Client{Transport: build(t, base, policy.Constant(0).WithMaxAttempts(3))}
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "ok", body(t, resp))
+	require.Equal(t, int32(2), conns.Load(), "the long body's connection was dropped, not read to its end")
+}
+
+func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
+	clk := retrytest.NewClock()
+	f := &flaky{statuses: []int{503, 429, 200}, header: http.Header{"Retry-After": {"0"}}}
+	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "OK", body(t, resp))
+	require.Equal(t, 3, f.count())
+	require.Zero(t, clk.Waits(), "no wait, not the schedule's 10s")
+}

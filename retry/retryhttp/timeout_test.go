@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -329,4 +330,34 @@ func getRetriedUnder(t *testing.T, base http.RoundTripper, url string, p policy.
 		return "", append(errs, err)
 	}
 	return body(t, resp), errs
+}
+
+func TestAttemptTimeoutBoundsASingleAttempt(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = io.ReadAll(r.Body)
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	clk := newTimeoutClock()
+	tr := build(t, base, policy.Constant(time.Second).WithAttemptTimeout(5*time.Second).WithClock(clk))
+
+	// A body that cannot be rewound: one attempt, still bounded.
+	req, err := http.NewRequest(http.MethodPut, srv.URL, io.NopCloser(strings.NewReader("stream")))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.RoundTrip(req)
+		done <- err
+	}()
+	<-arrived
+	clk.Add(5 * time.Second)
+	err = <-done
+	require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+	require.Equal(t, int32(1), hits.Load())
 }

@@ -143,12 +143,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-		return base.RoundTrip(req) // the body cannot be sent twice: one attempt
-	}
 	p := t.p
 	if !t.built {
 		p = defaultPolicy
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		// The body cannot be sent twice: one attempt.
+		if t.timeout == 0 {
+			return base.RoundTrip(req)
+		}
+		c := &call{t: t, req: req, base: base, p: p}
+		return c.send(req)
 	}
 	retryable := t.retryable
 	if retryable == nil {
@@ -194,6 +199,11 @@ func (c *call) run() (*http.Response, error) {
 		c.hooks.OnDone = h.OnDone
 	}
 	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	if c.replay && c.resp != nil {
+		// The context ended before the loop took the first attempt's
+		// response: nobody else will close it.
+		release(c.p.Clock(), c.resp)
+	}
 	if err == nil {
 		return resp, nil
 	}
