@@ -21,9 +21,9 @@
 //     arithmetic, jitter, the stateful backoff.Strategy (Next, Reset) for
 //     code that keeps its own loop, and a keyed table for per-key back-off.
 //
-// Beside them, retry/retryhttp makes an http.Client retry correctly with one
-// line, and retry/retrytest gives tests a mock clock that says when the code
-// under test starts a wait.
+// Beside them, retry/retryhttp makes an http.Client retry correctly through
+// its Transport, and retry/retrytest gives tests a mock clock that says when
+// the code under test starts a wait.
 //
 // # The default
 //
