@@ -218,6 +218,12 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 			}},
 		{name: "budget", p: policy.Constant(time.Second).WithBudget(policy.NewBudget(0, 0))},
 		{name: "default bound", p: policy.Constant(time.Second), waits: []time.Duration{time.Second, time.Second, time.Second, time.Second}},
+		{name: "guard", p: policy.Constant(time.Second).WithGuard(policy.NewGuard(1, 1))},
+		{name: "hint ceiling", p: policy.Constant(time.Second), header: "600"},
+		{name: "hint past the deadline", p: policy.Constant(time.Second), header: "120",
+			ctx: func(clk *retrytest.Clock) (context.Context, context.CancelFunc) {
+				return clk.WithTimeout(context.Background(), time.Minute)
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
