@@ -199,10 +199,19 @@ func (c *call) run() (*http.Response, error) {
 		c.hooks.OnDone = h.OnDone
 	}
 	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
-	if c.replay && c.resp != nil {
+	if c.replay {
 		// The context ended before the loop took the first attempt's
-		// response: nobody else will close it.
-		release(c.p.Clock(), c.resp)
+		// result: end the call as the loop would have.
+		last := c.err
+		if c.resp != nil {
+			last = &statusError{status: c.resp.Status}
+			c.held = c.resp
+		}
+		cause := ctx.Err()
+		if cause == nil {
+			cause = err
+		}
+		err = &retry.Error{Attempts: 1, Last: last, Cause: cause}
 	}
 	if err == nil {
 		return resp, nil

@@ -474,3 +474,108 @@ func TestHooksSeeEveryRequest(t *testing.T) {
 	require.Equal(t, int32(2), retries.Load())
 	require.Equal(t, int32(2), dones.Load())
 }
+
+func TestWithRetryableReplacesTheClassification(t *testing.T) {
+	f := &flaky{statuses: []int{500, 500, 200}}
+	var seen atomic.Int32
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(func(req *http.Request, resp *http.Response, err error) bool {
+		seen.Add(1)
+		return err == nil && resp.StatusCode == http.StatusInternalServerError
+	}))
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "OK", body(t, resp))
+	require.Equal(t, 3, f.count(), "500 retried, by the caller's rule")
+	require.Equal(t, int32(3), seen.Load())
+
+	tr = build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(nil))
+	f.statuses, f.hits = []int{500, 200}, 0
+	resp, err = (&http.Client{Transport: tr}).Get(srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, 500, resp.StatusCode, "nil keeps the default, which does not retry 500")
+	body(t, resp)
+}
+
+func TestCancelledWithAResponseInHand(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The caller gives up just as the 503 arrives: the loop stops before any
+	// wait, with the response in hand, which is released, not returned.
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(func(req *http.Request, resp *http.Response, err error) bool {
+		cancel()
+		return retryhttp.DefaultRetryable(req.WithContext(context.Background()), resp, err)
+	}))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.Nil(t, resp)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "retryhttp: GET "+srv.URL)
+	require.ErrorContains(t, err, "status 503 Service Unavailable")
+	require.Equal(t, 1, f.count())
+}
+
+func TestCloseIdleConnectionsReachesTheBase(t *testing.T) {
+	srv, conns := countingServer(t, &flaky{statuses: []int{200}})
+	base := srv.Client().Transport.(*http.Transport)
+	t.Cleanup(base.CloseIdleConnections)
+	client := &http.Client{Transport: build(t, base, policy.Constant(0).WithMaxAttempts(3))}
+	for range 2 {
+		resp, err := client.Get(srv.URL)
+		require.NoError(t, err)
+		body(t, resp)
+	}
+	require.Equal(t, int32(1), conns.Load())
+	client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	body(t, resp)
+	require.Equal(t, int32(2), conns.Load(), "the idle connection was closed")
+}
+
+func TestUpgradedResponseKeepsItsWriteUnderAnAttemptTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, brw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(brw, buf); err == nil {
+			_, _ = conn.Write(buf)
+		}
+	}))
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport)
+	defer base.CloseIdleConnections()
+	clk := retrytest.NewClock()
+	tr := build(t, base, policy.Constant(0).WithAttemptTimeout(5*time.Second).WithClock(clk))
+	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "echo")
+	resp, err := tr.RoundTrip(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
+	rw, ok := resp.Body.(io.ReadWriteCloser)
+	require.True(t, ok, "the upgraded connection can still be written to")
+	clk.Add(time.Hour) // long past the attempt timeout
+	_, err = io.WriteString(rw, "ping")
+	require.NoError(t, err)
+	buf := make([]byte, 4)
+	_, err = io.ReadFull(rw, buf)
+	require.NoError(t, err)
+	require.Equal(t, "ping", string(buf))
+	require.NoError(t, rw.Close())
+}
