@@ -220,6 +220,7 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 		{name: "default bound", p: policy.Constant(time.Second), waits: []time.Duration{time.Second, time.Second, time.Second, time.Second}},
 		{name: "guard", p: policy.Constant(time.Second).WithGuard(policy.NewGuard(1, 1))},
 		{name: "hint ceiling", p: policy.Constant(time.Second), header: "600"},
+		{name: "hint past the time limit", p: policy.Constant(time.Second).WithMaxElapsed(time.Minute), header: "120"},
 		{name: "hint past the deadline", p: policy.Constant(time.Second), header: "120",
 			ctx: func(clk *retrytest.Clock) (context.Context, context.CancelFunc) {
 				return clk.WithTimeout(context.Background(), time.Minute)

@@ -61,9 +61,9 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 //
 // A Retry-After header, in seconds or as an HTTP-date, is honoured as a
 // server hint (see retry.After): as given, up to the policy's hint ceiling
-// (policy.Policy.MaxHint) and the request's deadline; a Retry-After past
-// either ends the call at once with the response. Retry-After: 0 retries at
-// once. One that is garbled, negative or a date in the past falls back to
+// (policy.Policy.MaxHint), its time limit and the request's deadline; a
+// Retry-After past any of them ends the call at once with the response.
+// Retry-After: 0 retries at once. One that is garbled, negative or a date in the past falls back to
 // the schedule.
 //
 // A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) bounds
