@@ -42,12 +42,12 @@ func hangFirst(hits *atomic.Int32) http.Handler {
 	})
 }
 
-// getRetried sends a GET through base retried at once, at most three
+// getRetried sends a GET through base retried at once, at most five
 // attempts, and returns the body and the errors of the retried attempts.
 func getRetried(t *testing.T, base http.RoundTripper, url string) (string, []error) {
 	t.Helper()
 	var errs []error
-	tr := build(t, base, policy.Constant(0).WithMaxAttempts(3),
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5),
 		retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }}))
 	resp, err := (&http.Client{Transport: tr}).Get(url)
 	if err != nil {
@@ -56,15 +56,19 @@ func getRetried(t *testing.T, base http.RoundTripper, url string) (string, []err
 	return body(t, resp), errs
 }
 
-// requireTimeoutRetried checks that one run retried exactly one attempt,
-// which failed with a timeout saying msg, and then succeeded.
+// requireTimeoutRetried checks that one run retried its first attempt,
+// which failed with a timeout saying msg, and then succeeded. On a loaded
+// machine a later attempt may time out too (a TLS handshake under -race can
+// take longer than the test's short timeout); it must then be retried alike.
 func requireTimeoutRetried(t *testing.T, run int, got string, errs []error, msg string) {
 	t.Helper()
 	require.Equal(t, "ok", got, "run %d: %v", run, errs)
-	require.Len(t, errs, 1, "run %d", run)
-	require.ErrorContains(t, errs[0], msg, "run %d", run)
-	var ne net.Error
-	require.True(t, errors.As(errs[0], &ne) && ne.Timeout(), "run %d: %v is a timeout", run, errs[0])
+	require.NotEmpty(t, errs, "run %d", run)
+	for _, err := range errs {
+		require.ErrorContains(t, err, msg, "run %d", run)
+		var ne net.Error
+		require.True(t, errors.As(err, &ne) && ne.Timeout(), "run %d: %v is a timeout", run, err)
+	}
 }
 
 func TestResponseHeaderTimeoutRetried(t *testing.T) {
@@ -76,7 +80,7 @@ func TestResponseHeaderTimeoutRetried(t *testing.T) {
 		base.CloseIdleConnections()
 		srv.Close()
 		requireTimeoutRetried(t, run, got, errs, "timeout awaiting response headers")
-		require.Equal(t, int32(2), hits.Load())
+		require.Equal(t, int32(len(errs)+1), hits.Load(), "every attempt reached the server")
 	}
 }
 
@@ -98,7 +102,7 @@ func TestIOTimeoutRetried(t *testing.T) {
 		base.CloseIdleConnections()
 		srv.Close()
 		requireTimeoutRetried(t, run, got, errs, "i/o timeout")
-		require.Equal(t, int32(2), hits.Load())
+		require.Equal(t, int32(len(errs)+1), hits.Load(), "every attempt reached the server")
 	}
 }
 
@@ -132,7 +136,7 @@ func TestDialTimeoutRetried(t *testing.T) {
 		srv.Listener = ln
 		base := &http.Transport{DialContext: (&net.Dialer{Timeout: transportTimeout}).DialContext}
 		var errs []error
-		tr := build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
+		tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			errs = append(errs, e.Err)
 			if len(errs) == 1 {
 				// The dial timed out: empty the queue and start serving, so
