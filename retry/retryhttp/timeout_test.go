@@ -319,10 +319,12 @@ func TestAttemptTimeoutOnTheRealClock(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	got, errs := getRetriedUnder(t, base, srv.URL, policy.Constant(0).WithAttemptTimeout(transportTimeout).WithMaxAttempts(3))
+	got, errs := getRetriedUnder(t, base, srv.URL, policy.Constant(0).WithAttemptTimeout(transportTimeout).WithMaxAttempts(5))
 	require.Equal(t, "ok", got)
-	require.Len(t, errs, 1)
-	require.ErrorIs(t, errs[0], retry.ErrAttemptTimeout)
+	require.NotEmpty(t, errs)
+	for _, err := range errs { // a loaded machine may cut a later attempt too
+		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+	}
 }
 
 func getRetriedUnder(t *testing.T, base http.RoundTripper, url string, p policy.Policy) (string, []error) {
