@@ -54,17 +54,17 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 // status is kept for the error. A body that is longer, or that stalls, is
 // closed unread, which drops that one connection. The final response is
 // returned untouched, with a nil error, even when its status would have been
-// retried: when the policy's limits, the request's deadline or a too-long
-// Retry-After end the call, the last response is known to be the final one
-// before anything is read from it, and a RoundTripper that got a response
-// reports it.
+// retried: when the policy's limits (attempts, time, budget, guard), the
+// request's deadline or a too-long Retry-After end the call, the last
+// response is known to be the final one before anything is read from it,
+// and a RoundTripper that got a response reports it.
 //
 // A Retry-After header, in seconds or as an HTTP-date, is honoured as a
 // server hint (see retry.After): as given, up to the policy's hint ceiling
 // (policy.Policy.MaxHint), its time limit and the request's deadline; a
 // Retry-After past any of them ends the call at once with the response.
-// Retry-After: 0 retries at once. One that is garbled, negative or a date in the past falls back to
-// the schedule.
+// Retry-After: 0 retries at once. One that is garbled, negative or a date in
+// the past falls back to the schedule.
 //
 // A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) bounds
 // the time each attempt may take to produce its response headers; an
