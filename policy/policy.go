@@ -51,7 +51,7 @@ type config struct {
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	err         error         // what Validate reports, worked out once per value
-	notSimple   bool          // a call needs something prepared before its first attempt: a budget (which records the call with the time), a guard (which learns of a first-try success), an attempt timeout or a stable-run rule (which times the first attempt); negated so that the zero config is simple
+	notSimple   bool          // a call needs something prepared before its first attempt: a budget (which records the call with the time), an attempt timeout or a stable-run rule (which times the first attempt); negated so that the zero config is simple
 	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
 }
@@ -411,7 +411,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.schedOK = !isNil(c.sched)
 	c.err = c.validate()
-	c.notSimple = c.err != nil || c.budget != nil || c.guard != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+	c.notSimple = c.err != nil || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again

@@ -46,6 +46,9 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
 		err := fn(ctx)
 		if err == nil {
+			if g := p.Guard(); g != nil {
+				plumb.GuardSuccess(g)
+			}
 			return nil
 		}
 		return retryFirst(ctx, fn, p, err)
@@ -85,6 +88,9 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
 		v, err := fn(ctx)
 		if err == nil {
+			if g := p.Guard(); g != nil {
+				plumb.GuardSuccess(g)
+			}
 			return v, nil
 		}
 		return retryValueFirst(ctx, fn, p, v, err)

@@ -34,7 +34,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 // Transport is an http.RoundTripper that retries requests through a base
 // RoundTripper under a policy. Build one with [New]; a zero Transport sends
 // through http.DefaultTransport under policy.Default() bounded to
-// [DefaultMaxAttempts]. A Transport is safe for concurrent use.
+// [DefaultMaxAttempts], with no guard (New gives each Transport one). A
+// Transport is safe for concurrent use.
 //
 // By default it retries connection errors (refused, reset, EOF before a
 // response, and the base transport's own timeouts: dial, TLS handshake,
@@ -80,6 +81,8 @@ type Transport struct {
 	timeout   time.Duration // the policy's per-attempt timeout
 	retryable func(req *http.Request, resp *http.Response, err error) bool
 	hooks     *retry.Hooks
+	guard     *policy.Guard // the guard given with WithGuard
+	guardSet  bool          // WithGuard was given
 	built     bool
 }
 
@@ -98,6 +101,17 @@ func WithRetryable(f func(req *http.Request, resp *http.Response, err error) boo
 	}
 }
 
+// WithGuard returns an Option that gives the Transport g as its own guard
+// instead of a fresh one (see [New]), for example one guard shared by the
+// Transports of several clients that call the same dependency.
+// WithGuard(nil) gives the Transport no guard of its own, leaving its
+// retries bounded by the policy alone. A guard in the policy itself
+// (policy.Policy.WithGuard) is always used, and takes the place of the
+// Transport's own.
+func WithGuard(g *policy.Guard) Option {
+	return func(t *Transport) { t.guard, t.guardSet = g, true }
+}
+
 // WithHooks returns an Option that tells h about each request's retries
 // and its end, as retry.WithHooks does for a call. A nil h observes
 // nothing.
@@ -111,6 +125,17 @@ func WithHooks(h *retry.Hooks) Option {
 // configuration file is reported once, where the Transport is built, not on
 // every request. When p has neither an attempt limit nor a time limit, the
 // Transport stops after [DefaultMaxAttempts] attempts.
+//
+// Every Transport is guarded against retry storms: unless p has a guard or
+// [WithGuard] says otherwise, New gives the Transport a guard of its own,
+// policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio), which
+// all its requests share. It learns the
+// outcome of every attempt (a response the Transport would not retry counts
+// as a success, a retryable status or connection error as a failure) and
+// denies retries while failures dominate, so that a dependency that stalls
+// recovers as fast as it would with no retries at all; a denied retry
+// returns the last response, as any other limit does. One Transport per
+// dependency keeps one guard per dependency.
 func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -124,10 +149,20 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		// an attempt's context when it returns, cutting the body off.
 		p = p.WithAttemptTimeout(0)
 	}
-	t.p = p
 	for _, opt := range opts {
 		opt(t)
 	}
+	switch {
+	case p.Guard() != nil:
+	case t.guardSet:
+		p = p.WithGuard(t.guard)
+	default:
+		p = p.WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+	}
+	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
+		return nil, fmt.Errorf("retryhttp: %w", err)
+	}
+	t.p = p
 	return t, nil
 }
 
@@ -167,6 +202,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// full path.
 		resp, err := base.RoundTrip(req)
 		if !retryable(req, resp, err) {
+			if g := p.Guard(); g != nil && err == nil {
+				plumb.GuardSuccess(g) // news of a healthy dependency
+			}
 			return resp, err
 		}
 		c := &call{t: t, req: req, base: base, p: p, retryable: retryable, n: 1, replay: true, resp: resp, err: err}

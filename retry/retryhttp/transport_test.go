@@ -77,10 +77,14 @@ func serveWith(t *testing.T, h http.Handler, p policy.Policy) (*httptest.Server,
 	return srv, &http.Client{Transport: build(t, base, p)}
 }
 
-// build returns retryhttp.New's Transport, failing t on an error.
+// build returns retryhttp.New's Transport, failing t on an error. The
+// Transport's own storm guard is turned off, so that tests of other
+// behaviour can fail as often as they need to (a guard in the policy is
+// still used); guard_test.go tests the guard, and a test's own WithGuard
+// option wins.
 func build(t testing.TB, base http.RoundTripper, p policy.Policy, opts ...retryhttp.Option) *retryhttp.Transport {
 	t.Helper()
-	tr, err := retryhttp.New(base, p, opts...)
+	tr, err := retryhttp.New(base, p, append([]retryhttp.Option{retryhttp.WithGuard(nil)}, opts...)...)
 	require.NoError(t, err)
 	return tr
 }

@@ -1,0 +1,121 @@
+package retryhttp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry/retryhttp"
+)
+
+// always503 starts a server that answers every request 503 with a body, and
+// returns it with its base transport.
+func always503(t *testing.T) (*httptest.Server, *http.Transport, *flaky) {
+	t.Helper()
+	f := &flaky{statuses: []int{503}}
+	srv := httptest.NewServer(f)
+	base := srv.Client().Transport.(*http.Transport)
+	t.Cleanup(func() {
+		base.CloseIdleConnections()
+		srv.Close()
+	})
+	return srv, base, f
+}
+
+func get(t *testing.T, c *http.Client, url string) int {
+	t.Helper()
+	resp, err := c.Get(url)
+	require.NoError(t, err)
+	body(t, resp)
+	return resp.StatusCode
+}
+
+func TestTransportIsGuardedByDefault(t *testing.T) {
+	// A dead dependency: every request is answered 503. With retries at
+	// once and four attempts a request, an unguarded client makes four
+	// attempts a call; the Transport's own guard closes after a few
+	// failures and keeps it near one.
+	srv, base, f := always503(t)
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr}
+	const calls = 100
+	for range calls {
+		require.Equal(t, 503, get(t, c, srv.URL), "a denied retry returns the last response")
+	}
+	require.LessOrEqual(t, f.count(), calls+calls/10, "attempts ≤ 1.1 × calls")
+	t.Logf("%d attempts for %d calls", f.count(), calls)
+
+	// Successes reopen it: the same Transport against a healthy server
+	// retries again once it has seen them.
+	f.mu.Lock()
+	f.statuses, f.hits = []int{200}, 0
+	f.mu.Unlock()
+	for range 20 {
+		require.Equal(t, 200, get(t, c, srv.URL))
+	}
+	f.mu.Lock()
+	f.statuses, f.hits = []int{503, 200}, 0
+	f.mu.Unlock()
+	require.Equal(t, 200, get(t, c, srv.URL), "the first-try successes reopened the guard: the 503 is retried")
+	require.Equal(t, 2, f.count())
+}
+
+func TestTransportGuardOptions(t *testing.T) {
+	p := policy.Constant(0).WithMaxAttempts(4)
+	t.Run("WithGuard(nil) turns it off", func(t *testing.T) {
+		srv, base, f := always503(t)
+		tr, err := retryhttp.New(base, p, retryhttp.WithGuard(nil))
+		require.NoError(t, err)
+		c := &http.Client{Transport: tr}
+		for range 20 {
+			get(t, c, srv.URL)
+		}
+		require.Equal(t, 80, f.count(), "four attempts every time")
+	})
+	t.Run("one guard shared by two Transports", func(t *testing.T) {
+		srv, base, f := always503(t)
+		g := policy.NewGuard(10, 0.4)
+		a, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		require.NoError(t, err)
+		b, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		require.NoError(t, err)
+		for range 10 {
+			get(t, &http.Client{Transport: a}, srv.URL)
+		}
+		require.Zero(t, g.Tokens(), "a's failures drained the shared guard")
+		before := f.count()
+		get(t, &http.Client{Transport: b}, srv.URL)
+		require.Equal(t, before+1, f.count(), "b is denied its retries by a's failures")
+	})
+	t.Run("the policy's own guard", func(t *testing.T) {
+		srv, base, f := always503(t)
+		g := policy.NewGuard(10, 0.4)
+		tr, err := retryhttp.New(base, p.WithGuard(g), retryhttp.WithGuard(nil))
+		require.NoError(t, err)
+		get(t, &http.Client{Transport: tr}, srv.URL)
+		require.Equal(t, 4, f.count())
+		require.Equal(t, 6.0, g.Tokens(), "the policy's guard saw the four failures")
+	})
+	t.Run("separate Transports, separate guards", func(t *testing.T) {
+		srv, base, f := always503(t)
+		a, err := retryhttp.New(base, p)
+		require.NoError(t, err)
+		for range 10 {
+			get(t, &http.Client{Transport: a}, srv.URL)
+		}
+		b, err := retryhttp.New(base, p)
+		require.NoError(t, err)
+		before := f.count()
+		get(t, &http.Client{Transport: b}, srv.URL)
+		require.Equal(t, before+4, f.count(), "a fresh Transport has a full guard of its own")
+	})
+	t.Run("an invalid guard is refused at New", func(t *testing.T) {
+		tr, err := retryhttp.New(nil, p, retryhttp.WithGuard(policy.NewGuard(0, 1)))
+		require.ErrorIs(t, err, policy.ErrInvalid)
+		require.Nil(t, tr)
+	})
+}
