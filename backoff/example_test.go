@@ -69,3 +69,36 @@ func ExampleNewKeyed() {
 	fmt.Println(hosts.Next("api.example.com", now), hosts.Next("api.example.com", now), hosts.Next("cdn.example.com", now))
 	// Output: 1s 2s 1s
 }
+
+func ExampleKeyed_Forget() {
+	// A pull that succeeded: forget the image, and its next failure starts
+	// over at the first delay instead of carrying on from 40s.
+	var pulls backoff.Keyed[string]
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	fmt.Print(pulls.Next("nginx:1.27", now), " ", pulls.Next("nginx:1.27", now), " ")
+	pulls.Forget("nginx:1.27")
+	fmt.Println("| after Forget:", pulls.Next("nginx:1.27", now), "| keys held:", pulls.Len())
+	// Output: 10s 20s | after Forget: 10s | keys held: 1
+}
+
+func ExampleKubelet() {
+	s := backoff.Kubelet()
+	for n := 1; n <= 7; n++ {
+		fmt.Print(s.Delay(n), " ")
+	}
+	fmt.Println("...")
+
+	// client-go's ImagePullBackOff, spelled out, is the zero Keyed.
+	pulls := backoff.NewKeyed[string](backoff.Kubelet(), 600*time.Second)
+	var zero backoff.Keyed[string]
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	same := true
+	for _, gap := range []time.Duration{0, time.Minute, 5 * time.Minute, 9 * time.Minute, 11 * time.Minute, time.Second} {
+		now = now.Add(gap)
+		same = same && pulls.Next("nginx:1.27", now) == zero.Next("nginx:1.27", now)
+	}
+	fmt.Println("the same delays as the zero Keyed:", same)
+	// Output:
+	// 10s 20s 40s 1m20s 2m40s 5m0s 5m0s ...
+	// the same delays as the zero Keyed: true
+}

@@ -1,8 +1,16 @@
 package policy_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"time"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/retry"
 
 	"github.com/retrykit/retrykit/policy"
 )
@@ -32,24 +40,140 @@ func ExamplePolicy_WithMaxAttempts() {
 	// Output: exponential 100ms x1.6 cap 2s attempts 3
 }
 
+func ExampleParse() {
+	p, err := policy.Parse("exponential 100ms x2 cap 5s attempts 5 jitter full")
+	fmt.Println(p, err)
+	fmt.Println(p.Cap(), p.MaxAttempts(), p.Jitter().Kind)
+
+	_, err = policy.Parse("exponential 100ms cap soon")
+	fmt.Println(err)
+	// Output:
+	// exponential 100ms x2 cap 5s attempts 5 jitter full <nil>
+	// 5s 5 full
+	// policy: parse "exponential 100ms cap soon": bad word "soon", expected a duration such as 5s after "cap"
+}
+
+func ExamplePolicy_UnmarshalJSON() {
+	// A policy in a JSON configuration file: its text form as a string, or
+	// an object spelling the same settings.
+	var cfg struct {
+		Inventory policy.Policy `json:"inventory"`
+		Payments  policy.Policy `json:"payments"`
+	}
+	err := json.Unmarshal([]byte(`{
+		"inventory": "constant 1s attempts 3",
+		"payments": {"schedule": "exponential", "base": "100ms", "cap": "5s", "attempts": 5}
+	}`), &cfg)
+	fmt.Println(cfg.Inventory, "|", cfg.Payments, "|", err)
+
+	out, _ := json.Marshal(cfg)
+	fmt.Println(string(out))
+	// Output:
+	// constant 1s attempts 3 | exponential 100ms x2 cap 5s attempts 5 | <nil>
+	// {"inventory":"constant 1s attempts 3","payments":"exponential 100ms x2 cap 5s attempts 5"}
+}
+
+func ExamplePolicy_Set() {
+	// A *Policy is a flag.Value: -retry takes the text form.
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	p := policy.Default()
+	fs.Var(&p, "retry", "retry policy")
+	err := fs.Parse([]string{"-retry", "exponential 1s x1.6 cap 2m jitter symmetric 0.2"})
+	fmt.Println(p, err)
+	// Output:
+	// exponential 1s x1.6 cap 2m0s jitter symmetric 0.2 <nil>
+}
+
+func ExamplePolicy_WithRandom() {
+	// Full jitter drawn from a seeded source: the same seed gives the same
+	// schedule, so a test can reproduce it.
+	schedule := func(seed uint64) []time.Duration {
+		p := policy.Exponential(time.Second).WithCap(time.Minute).
+			WithJitter(backoff.Jitter{Kind: backoff.Full}).
+			WithRandom(rand.NewPCG(seed, seed))
+		var ds []time.Duration
+		var prev time.Duration
+		for n := 1; n <= 6; n++ {
+			prev = p.Backoff(n, prev)
+			ds = append(ds, prev.Round(time.Millisecond))
+		}
+		return ds
+	}
+	fmt.Println(schedule(1))
+	fmt.Println(schedule(1))
+	fmt.Println(schedule(2))
+	// Output:
+	// [997ms 205ms 3.455s 7.304s 4.566s 29.89s]
+	// [997ms 205ms 3.455s 7.304s 4.566s 29.89s]
+	// [190ms 1.984s 2.464s 3.504s 1.881s 27.697s]
+}
+
+func ExamplePolicy_WithResetRule() {
+	// The kubelet's crash-loop rule for retry.Loop: the back-off starts over
+	// after a run that lasted ten minutes, whether it failed or not.
+	p := policy.Default().WithResetRule(policy.ResetRule{AfterStableRun: 10 * time.Minute})
+	fmt.Println(p)
+	// Output:
+	// exponential 10s x2 cap 5m0s reset stable 10m0s
+}
+
+func ExampleNewBudget() {
+	// The SRE book's budget: retries at most 10% of calls, shared by every
+	// policy that calls one dependency. Against a dependency that is down,
+	// 20 calls make 22 attempts rather than 60.
+	budget := policy.NewBudget(0.1, 0)
+	p := policy.Constant(0).WithMaxAttempts(3).WithBudget(budget)
+
+	attempts, spent := 0, 0
+	for range 20 {
+		err := retry.Do(context.Background(), func(ctx context.Context) error {
+			attempts++
+			return errors.New("503 service unavailable")
+		}, p)
+		if errors.Is(err, retry.ErrBudgetExhausted) {
+			spent++
+		}
+	}
+	fmt.Println(budget)
+	fmt.Println(attempts, "attempts;", spent, "calls stopped by the budget")
+	// Output:
+	// budget 10% floor 0/s
+	// 22 attempts; 20 calls stopped by the budget
+}
+
 func ExampleNewGuard() {
 	// One guard per dependency, shared by every policy that calls it.
 	inventory := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
-	p := policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(4).WithGuard(inventory)
+	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(inventory)
 	fmt.Println(p.Guard())
 
-	// Package retry reports each attempt's outcome. Five failures in a row
-	// leave half the tokens: no more retries until successes refill them.
-	for range 5 {
-		inventory.Failure()
+	call := func(fail bool) {
+		attempts := 0
+		err := retry.Do(context.Background(), func(ctx context.Context) error {
+			attempts++
+			if fail {
+				return errors.New("503 service unavailable")
+			}
+			return nil
+		}, p)
+		fmt.Printf("attempts %d, throttled %v, tokens left %v\n", attempts, errors.Is(err, retry.ErrThrottled), inventory.Tokens())
 	}
-	fmt.Println(inventory.Tokens(), inventory.AllowRetry())
+	// The dependency is down: each failed attempt takes a token, and once
+	// half are gone calls make their first attempt only.
+	call(true)
+	call(true)
+	call(true)
+	// It is back: each success puts 0.4 tokens back, and with more than
+	// half of them (5.2 > 5) a failed attempt may be retried again.
 	for range 3 {
-		inventory.Success()
+		call(false)
 	}
-	fmt.Println(inventory.Tokens(), inventory.AllowRetry())
 	// Output:
 	// guard 10 tokens ratio 0.4
-	// 5 false
-	// 6.2 true
+	// attempts 4, throttled false, tokens left 6
+	// attempts 1, throttled true, tokens left 5
+	// attempts 1, throttled true, tokens left 4
+	// attempts 1, throttled false, tokens left 4.4
+	// attempts 1, throttled false, tokens left 4.8
+	// attempts 1, throttled false, tokens left 5.2
 }

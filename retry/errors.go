@@ -41,13 +41,11 @@ type Error struct {
 	// Elapsed is the time from the end of the first attempt to the stop
 	// (for Loop, from the end of the run that last started the back-off
 	// over); the time limit (policy.Policy.WithMaxElapsed) counts the same
-	// way. It is 0 when the call stopped before or right at its first
-	// attempt's end. Measuring from the end of the first attempt keeps a
-	// first-try success free of clock reads, whatever the options. (A call
-	// that nothing but its operation could stop — no limit, hooks, budget or
-	// guard, and a context that is never done — does not read the clock for
-	// immediate retries; should a hint above the ceiling end it, Elapsed
-	// counts from that hint.)
+	// way, so that a first-try success reads no clock. It is 0 when the
+	// call stopped before or right at its first attempt's end. A call that
+	// nothing but its operation can stop (no limit, hooks, budget or guard,
+	// and a context that is never done) is not timed: when a hint above the
+	// ceiling ends it, Elapsed counts from that hint.
 	Elapsed time.Duration
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).

@@ -5,9 +5,29 @@
 // has registered its timer: the wake-up is lost and the test hangs or passes
 // by luck. With [Clock] the test first waits for the wait, then advances:
 //
-//	clk := retrytest.NewClock()
-//	go func() { done <- retry.Do(ctx, op, policy.Default().WithClock(clk)) }()
-//	d := clk.Step(t) // blocks until Do is parked in a back-off, advances by its delay
+//	func TestReconnect(t *testing.T) {
+//		attempts := 0
+//		op := func(ctx context.Context) error {
+//			if attempts++; attempts < 3 {
+//				return errors.New("connection refused")
+//			}
+//			return nil
+//		}
+//		clk := retrytest.NewClock()
+//		done := make(chan error, 1)
+//		go func() { done <- retry.Do(context.Background(), op, policy.Default().WithClock(clk)) }()
+//
+//		// Step blocks until Do is parked in a back-off, then advances by its delay.
+//		if d := clk.Step(t); d != 10*time.Second {
+//			t.Errorf("first back-off %v, want 10s", d)
+//		}
+//		if d := clk.Step(t); d != 20*time.Second {
+//			t.Errorf("second back-off %v, want 20s", d)
+//		}
+//		if err := <-done; err != nil {
+//			t.Errorf("Do = %v, want nil", err)
+//		}
+//	}
 package retrytest
 
 import (

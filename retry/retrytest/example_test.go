@@ -1,37 +1,28 @@
 package retrytest_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"testing"
+	"time"
 
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retry/retrytest"
 )
 
-// In a real test, t comes from the test function.
-var t = &testing.T{}
-
+// The two sides of a Clock. The code under test, given a policy with the
+// clock, calls After when it backs off; the test learns of that wait and
+// advances the clock by it. In a test, Step(t) does both (the package
+// documentation shows a whole test); here Waits counts the waits started.
 func ExampleClock() {
 	clk := retrytest.NewClock()
-	attempt := 0
-	done := make(chan error, 1)
-	go func() {
-		done <- retry.Do(context.Background(), func(context.Context) error {
-			attempt++
-			if attempt < 3 {
-				return errors.New("connection refused")
-			}
-			return nil
-		}, policy.Default().WithClock(clk))
-	}()
-	fmt.Println("first back-off:", clk.Step(t))
-	fmt.Println("second back-off:", clk.Step(t))
-	fmt.Println("Do:", <-done, "after", attempt, "attempts")
+	p := policy.Default().WithClock(clk)
+
+	// What retry.Do does with p after a failed attempt: a 10s back-off.
+	woken := p.Clock().After(p.Delay(1))
+
+	fmt.Println("waits started:", clk.Waits())
+	clk.Add(10 * time.Second)
+	fmt.Println("woken at", (<-woken).Sub(time.Unix(0, 0)))
 	// Output:
-	// first back-off: 10s
-	// second back-off: 20s
-	// Do: <nil> after 3 attempts
+	// waits started: 1
+	// woken at 10s
 }
