@@ -17,13 +17,17 @@ const LoopMinPause = 10 * time.Millisecond
 // call is the state of one Do, DoValue or Loop call. It lives on the stack
 // of the function that runs the call, so nothing is shared between calls.
 type call struct {
-	ctx   context.Context
-	p     policy.Policy
-	clk   policy.Clock
-	hooks *Hooks
-	loop  bool // Loop: a success does not end the call
-	begun time.Time
-	timer *time.Timer // the real clock's one timer, made on the first wait
+	ctx     context.Context
+	p       policy.Policy
+	clk     policy.Clock
+	hooks   *Hooks
+	loop    bool // Loop: a success does not end the call
+	begun   time.Time
+	timer   *time.Timer // the real clock's one timer, made on the first wait
+	hedge   *hedger     // nil unless the call hedges
+	hedges  int         // hedges started so far
+	won     int         // the attempt whose success ended a hedged call
+	prevErr error       // the error the last hedged round ended with
 }
 
 // begin checks the call before the first attempt. It reads the clock only
@@ -83,8 +87,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	)
 	timeout := p.AttemptTimeout()
 	if n == 0 {
-		err = c.attempt(fn, timeout)
 		n = 1
+		if c.hedge != nil {
+			n, err = c.round(0, maxAttempts, epoch)
+		} else {
+			err = c.attempt(fn, timeout)
+		}
 	}
 	since = n
 	for {
@@ -205,13 +213,17 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if c.loop && budget != nil {
 			plumb.BudgetCall(budget, runStart) // each run of a Loop is a call
 		}
-		if timeout == 0 {
+		k := 1
+		switch {
+		case c.hedge != nil:
+			k, err = c.round(n, maxAttempts-since, epoch)
+		case timeout == 0:
 			err = fn(c.ctx)
-		} else {
+		default:
 			err = c.attempt(fn, timeout)
 		}
-		n++
-		since++
+		n += k
+		since += k
 	}
 }
 
@@ -312,7 +324,13 @@ func (c *call) stopped(cause error, n int, last error, epoch time.Time) *Error {
 // read).
 func (c *call) finish(n int, err error, epoch time.Time) error {
 	if c.hooks != nil && c.hooks.OnDone != nil {
-		ev := DoneEvent{Attempts: n, Err: err}
+		ev := DoneEvent{Attempts: n, Err: err, Hedges: c.hedges}
+		if err == nil {
+			ev.Won = n
+			if c.won > 0 { // a hedged round says which attempt won
+				ev.Won = c.won
+			}
+		}
 		if e, ok := err.(*Error); ok {
 			ev.Elapsed = e.Elapsed
 		} else {
