@@ -66,7 +66,11 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 
 // HedgeValue is [Hedge] for an operation that returns a value, as [DoValue]
 // is for Do. It returns the value of the attempt that won, or on failure that
-// of the attempt whose error it returns. The values of the other attempts
+// of the attempt whose error it returns. That attempt's context is not
+// cancelled, so that a value bound to it stays usable (an HTTP response's
+// body is read after the call): it ends with ctx, and holds nothing when ctx
+// can never be cancelled; give HedgeValue a ctx that ends, such as a
+// request's, rather than a long-lived cancellable one. The values of the other attempts
 // are discarded: give [DiscardValue] a cleanup for values that own a
 // resource (an *http.Response and its body), and it gets every one of them,
 // including those of losing attempts that return after the call has.
@@ -241,9 +245,12 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 	if left > 0 {
 		limit = min(limit, left)
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
 	r := &roundState{ch: make(chan outcome, limit)}
+	// Each attempt has a context of its own, so that the losers can be
+	// cancelled and the attempt whose value the call returns left alone.
+	var cancels [policy.MaxHedgeInFlight + 1]context.CancelFunc
+	ctx, cancel := context.WithCancel(c.ctx)
+	cancels[1] = cancel
 	started, running := 1, 1
 	go h.attempt(ctx, r, 1)
 
@@ -265,7 +272,11 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 		r.mu.Lock()
 		r.over = true
 		r.mu.Unlock()
-		cancel()
+		for i := 1; i <= started; i++ {
+			if i != o.i || h.keep == nil {
+				cancels[i]()
+			}
+		}
 		for {
 			select {
 			case x := <-r.ch:
@@ -323,6 +334,8 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 			started++
 			running++
 			c.hedges++
+			ctx, cancel := context.WithCancel(c.ctx)
+			cancels[started] = cancel
 			go h.attempt(ctx, r, started)
 		case <-c.ctx.Done():
 			if !failed { // the call keeps the error and value of the previous round, if any

@@ -384,3 +384,38 @@ func TestHedgeConcurrentCalls(t *testing.T) {
 		require.True(t, ready)
 	})
 }
+
+// TestHedgeValueLeavesTheWinnersContextLive: a value bound to its attempt's
+// context, as an HTTP response's body is, stays usable after the call; the
+// loser's context is cancelled.
+func TestHedgeValueLeavesTheWinnersContextLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		fn := func(ctx context.Context) (context.Context, error) {
+			if n.Add(1) == 1 {
+				<-ctx.Done()
+				return ctx, ctx.Err()
+			}
+			return ctx, nil
+		}
+		var lost context.Context
+		won, err := retry.HedgeValue(context.Background(), fn, hedged(10*time.Millisecond),
+			retry.DiscardValue(func(ctx context.Context) { lost = ctx }))
+		require.NoError(t, err)
+		synctest.Wait()
+		require.NoError(t, won.Err(), "the winner's context after the call")
+		require.ErrorIs(t, lost.Err(), context.Canceled, "the loser's context")
+
+		// Hedge has no value to protect: its attempts' contexts all end.
+		var ctxs []context.Context
+		var mu sync.Mutex
+		require.NoError(t, retry.Hedge(context.Background(), func(ctx context.Context) error {
+			mu.Lock()
+			ctxs = append(ctxs, ctx)
+			mu.Unlock()
+			return nil
+		}, hedged(10*time.Millisecond)))
+		require.Len(t, ctxs, 1)
+		require.ErrorIs(t, ctxs[0].Err(), context.Canceled)
+	})
+}
