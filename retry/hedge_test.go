@@ -1,8 +1,11 @@
 package retry_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -417,5 +420,20 @@ func TestHedgeValueLeavesTheWinnersContextLive(t *testing.T) {
 		}, hedged(10*time.Millisecond)))
 		require.Len(t, ctxs, 1)
 		require.ErrorIs(t, ctxs[0].Err(), context.Canceled)
+	})
+}
+
+func TestSlogHooksReportHedges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		hooks := retry.WithHooks(retry.SlogHooks(slog.New(slog.NewJSONHandler(&buf, nil)), slog.LevelInfo))
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond}, {after: time.Hour}}}
+		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), hooks))
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &rec), buf.String())
+		require.Equal(t, "retry: succeeded", rec["msg"])
+		require.EqualValues(t, 2, rec["attempts"])
+		require.EqualValues(t, 1, rec["hedges"])
+		require.EqualValues(t, 1, rec["won"], "the first attempt won, not the hedge")
 	})
 }
