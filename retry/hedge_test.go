@@ -437,3 +437,32 @@ func TestSlogHooksReportHedges(t *testing.T) {
 		require.EqualValues(t, 1, rec["won"], "the first attempt won, not the hedge")
 	})
 }
+
+func TestHedgeWithAttemptTimeouts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Both attempts hang: the first is cut off at 50ms while the hedge
+		// still runs, the hedge at 60ms, which ends the round and the call.
+		a := &attemptPlan{steps: []step{{after: time.Hour}}}
+		p := hedged(10 * time.Millisecond).WithMaxAttempts(2).WithAttemptTimeout(50 * time.Millisecond)
+		start := time.Now()
+		err := retry.Hedge(context.Background(), a.op, p)
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+		require.Equal(t, 60*time.Millisecond, time.Since(start))
+		require.Equal(t, 2, a.starts())
+	})
+}
+
+func TestHedgeKeepsThePreviousRoundsErrorWhenCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Round 1: both attempts fail by 40ms; the back-off waits 1s; round
+		// 2's two attempts hang until the deadline at 1.2s.
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 30 * time.Millisecond, err: errFlaky}, {after: time.Hour}}}
+		ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+		defer cancel()
+		err := retry.Hedge(ctx, a.op, hedged(10*time.Millisecond))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorIs(t, err, errFlaky, "the last real error survives the cancellation")
+		require.Equal(t, 4, a.starts())
+	})
+}
