@@ -44,8 +44,9 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 //
 // fn must be safe for concurrent use. Hedge returns what Do returns; a call
 // under a policy without hedging is an error matching [ErrInvalid], and so
-// is a [DiscardValue] option (see [HedgeValue]). Hedge
-// costs goroutines and allocations that Do does not.
+// is a [DiscardValue] option (see [HedgeValue]). Hedge costs goroutines and
+// allocations that Do does not: each attempt runs on a goroutine of its own,
+// with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	c := call{ctx: ctx, p: p, hooks: o.hooks}
@@ -70,10 +71,11 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // cancelled, so that a value bound to it stays usable (an HTTP response's
 // body is read after the call): it ends with ctx, and holds nothing when ctx
 // can never be cancelled; give HedgeValue a ctx that ends, such as a
-// request's, rather than a long-lived cancellable one. The values of the other attempts
-// are discarded: give [DiscardValue] a cleanup for values that own a
-// resource (an *http.Response and its body), and it gets every one of them,
-// including those of losing attempts that return after the call has.
+// request's, rather than a long-lived cancellable one. The values of the
+// other attempts are discarded: give [DiscardValue] a cleanup for values
+// that own a resource (an *http.Response and its body), and it gets every
+// one of them, including those of losing attempts that return after the
+// call has.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	o := collect(opts)
