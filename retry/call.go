@@ -17,17 +17,14 @@ const LoopMinPause = 10 * time.Millisecond
 // call is the state of one Do, DoValue or Loop call. It lives on the stack
 // of the function that runs the call, so nothing is shared between calls.
 type call struct {
-	ctx     context.Context
-	p       policy.Policy
-	clk     policy.Clock
-	hooks   *Hooks
-	loop    bool // Loop: a success does not end the call
-	begun   time.Time
-	timer   *time.Timer // the real clock's one timer, made on the first wait
-	hedge   *hedger     // nil unless the call hedges
-	hedges  int         // hedges started so far
-	won     int         // the attempt whose success ended a hedged call
-	prevErr error       // the error the last hedged round ended with
+	ctx   context.Context
+	p     policy.Policy
+	clk   policy.Clock
+	hooks *Hooks
+	loop  bool // Loop: a success does not end the call
+	begun time.Time
+	timer *time.Timer // the real clock's one timer, made on the first wait
+	hedge *hedger     // nil unless the call hedges
 }
 
 // begin checks the call before the first attempt. It reads the clock only
@@ -324,11 +321,14 @@ func (c *call) stopped(cause error, n int, last error, epoch time.Time) *Error {
 // read).
 func (c *call) finish(n int, err error, epoch time.Time) error {
 	if c.hooks != nil && c.hooks.OnDone != nil {
-		ev := DoneEvent{Attempts: n, Err: err, Hedges: c.hedges}
+		ev := DoneEvent{Attempts: n, Err: err}
 		if err == nil {
 			ev.Won = n
-			if c.won > 0 { // a hedged round says which attempt won
-				ev.Won = c.won
+		}
+		if h := c.hedge; h != nil {
+			ev.Hedges = h.hedges
+			if h.won > 0 { // a hedged round says which attempt won
+				ev.Won = h.won
 			}
 		}
 		if e, ok := err.(*Error); ok {

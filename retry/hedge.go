@@ -132,6 +132,11 @@ type hedger struct {
 	op      func(context.Context) (any, error)
 	keep    func(any) // the value of the attempt a round's error or success belongs to
 	drop    func(any) // a value the call does not return; nil: nothing to clean up
+
+	// Written by the call's goroutine only.
+	hedges  int   // hedges started so far
+	won     int   // the attempt whose success ended the call
+	prevErr error // the error the last round ended with
 }
 
 func newHedger(p policy.Policy, op func(context.Context) (any, error)) *hedger {
@@ -295,9 +300,9 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 			h.keep(o.v)
 		}
 		if o.err == nil {
-			c.won = made + o.i
+			h.won = made + o.i
 		}
-		c.prevErr = o.err
+		h.prevErr = o.err
 		return started, o.err
 	}
 	for {
@@ -335,13 +340,13 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 			}
 			started++
 			running++
-			c.hedges++
+			h.hedges++
 			ctx, cancel := context.WithCancel(c.ctx)
 			cancels[started] = cancel
 			go h.attempt(ctx, r, started)
 		case <-c.ctx.Done():
 			if !failed { // the call keeps the error and value of the previous round, if any
-				last = outcome{err: c.prevErr}
+				last = outcome{err: h.prevErr}
 				if last.err == nil {
 					last.err = c.ctx.Err()
 				}
