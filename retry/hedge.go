@@ -390,14 +390,16 @@ func (c *call) hedgeDelay(epoch time.Time) (time.Duration, bool) {
 // must close the guard before the hedges double its load.
 func (c *call) allowHedge() bool {
 	h := c.hedge
-	if h.guard != nil {
-		if !plumb.GuardAllowRetry(h.guard) {
-			return false
-		}
-		plumb.GuardFailure(h.guard)
+	if h.guard != nil && !plumb.GuardAllowRetry(h.guard) {
+		return false
 	}
+	// The budget is asked second, as for a retry, so that a hedge the guard
+	// denies spends nothing; the guard is charged only for a hedge made.
 	if h.budget != nil && !plumb.BudgetTryRetry(h.budget, c.now()) {
 		return false
+	}
+	if h.guard != nil {
+		plumb.GuardFailure(h.guard)
 	}
 	return true
 }

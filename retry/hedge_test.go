@@ -466,3 +466,14 @@ func TestHedgeKeepsThePreviousRoundsErrorWhenCancelled(t *testing.T) {
 		require.Equal(t, 4, a.starts())
 	})
 }
+
+func TestHedgeDeniedByTheBudgetCostsTheGuardNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.1)
+		p := hedged(10 * time.Millisecond).WithGuard(g).WithBudget(policy.NewBudget(0, 0))
+		a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
+		require.NoError(t, retry.Hedge(context.Background(), a.op, p))
+		require.Equal(t, 1, a.starts())
+		require.InDelta(t, 10, g.Tokens(), 1e-9, "full: no hedge was made, and the success refilled nothing above the capacity")
+	})
+}
