@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -62,6 +63,10 @@ func TestNewLatencyArguments(t *testing.T) {
 		{-0.5, 1000, false},
 		{1, 1000, false},
 		{0.95, 10_000_001, false},
+		{0.95, math.MaxInt, false},
+		{math.NaN(), 1000, false},
+		{math.Inf(1), 1000, false},
+		{math.Inf(-1), 1000, false},
 		{0.95, -1, false},
 	} {
 		err := policy.Default().WithHedge(policy.Hedge{Latency: policy.NewLatency(tt.q, tt.window)}).Validate()
