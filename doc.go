@@ -10,7 +10,10 @@
 //     call a function until it succeeds, returns a permanent error, exhausts
 //     the policy or the context says stop; retry.Loop restarts long-running
 //     work (consumers, watches, supervised processes); retry.Go fans out over
-//     an errgroup. All the state of a call lives on its stack.
+//     an errgroup; retry.Hedge and retry.HedgeValue also start another
+//     attempt beside a slow one, for operations safe to run twice at once
+//     (policy.Hedge, with a fixed delay or a running latency percentile).
+//     All the state of a call lives on its stack.
 //   - package policy describes how to retry as an immutable value: the
 //     schedule, its cap and jitter, attempt and time limits, which errors to
 //     retry, when to start over, a shared retry budget and which clock to

@@ -60,6 +60,12 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
 		after:   "_ = p",
 	},
+	"README.md: Hedged calls": {
+		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var get func(context.Context) (*http.Response, error)\n\nfunc closeBody(resp *http.Response) { resp.Body.Close() }",
+		sig:     "(ctx context.Context)",
+		after:   "_, _ = resp, err",
+	},
 	"README.md: Testing retry code": {
 		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
 		sig:     "(t *testing.T, ctx context.Context, op func(context.Context) error)",
@@ -96,6 +102,7 @@ var notGo = map[string]string{
 	"examples/flaky/main.go: package":      "a shell command",
 	"examples/httpclient/main.go: package": "a shell command",
 	"examples/storm/main.go: package":      "shell commands",
+	"examples/hedge/main.go: package":      "shell commands",
 }
 
 // defaultStaticcheck is the staticcheck TestSnippets runs when

@@ -50,6 +50,7 @@ type config struct {
 	maxHint     time.Duration // the longest hinted wait honoured
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
+	hedge       Hedge
 	err         error         // what Validate reports, worked out once per value
 	notSimple   bool          // a call needs something prepared before its first attempt: a budget (which records the call with the time), an attempt timeout or a stable-run rule (which times the first attempt); negated so that the zero config is simple
 	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
@@ -353,7 +354,7 @@ func (p Policy) Retryable(err error) bool {
 // String describes the policy in the syntax [Policy.UnmarshalText] reads,
 // for example "exponential 10s x2 cap 5m0s" or
 // "constant 1s attempts 5 elapsed 1m0s jitter full". Settings that have no
-// words (a clock, a retry predicate, a random source, a budget, a guard, a custom
+// words (a clock, a retry predicate, a random source, a budget, a guard, hedging, a custom
 // schedule's function) are left out.
 func (p Policy) String() string {
 	c := p.cfg()
@@ -499,6 +500,9 @@ func (c *config) validate() error {
 	}
 	if c.guard != nil && c.guard.err != nil {
 		errs = append(errs, c.guard.err)
+	}
+	if err := c.hedge.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -24,6 +24,7 @@ type call struct {
 	loop  bool // Loop: a success does not end the call
 	begun time.Time
 	timer *time.Timer // the real clock's one timer, made on the first wait
+	hedge *hedger     // nil unless the call hedges
 }
 
 // begin checks the call before the first attempt. It reads the clock only
@@ -83,8 +84,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	)
 	timeout := p.AttemptTimeout()
 	if n == 0 {
-		err = c.attempt(fn, timeout)
 		n = 1
+		if c.hedge != nil {
+			n, err = c.round(0, maxAttempts, epoch)
+		} else {
+			err = c.attempt(fn, timeout)
+		}
 	}
 	since = n
 	for {
@@ -205,13 +210,17 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if c.loop && budget != nil {
 			plumb.BudgetCall(budget, runStart) // each run of a Loop is a call
 		}
-		if timeout == 0 {
+		k := 1
+		switch {
+		case c.hedge != nil:
+			k, err = c.round(n, maxAttempts-since, epoch)
+		case timeout == 0:
 			err = fn(c.ctx)
-		} else {
+		default:
 			err = c.attempt(fn, timeout)
 		}
-		n++
-		since++
+		n += k
+		since += k
 	}
 }
 
@@ -313,6 +322,15 @@ func (c *call) stopped(cause error, n int, last error, epoch time.Time) *Error {
 func (c *call) finish(n int, err error, epoch time.Time) error {
 	if c.hooks != nil && c.hooks.OnDone != nil {
 		ev := DoneEvent{Attempts: n, Err: err}
+		if err == nil {
+			ev.Won = n
+		}
+		if h := c.hedge; h != nil {
+			ev.Hedges = h.hedges
+			if h.won > 0 { // a hedged round says which attempt won
+				ev.Won = h.won
+			}
+		}
 		if e, ok := err.(*Error); ok {
 			ev.Elapsed = e.Elapsed
 		} else {

@@ -12,6 +12,7 @@ import (
 var (
 	errNilContext  = fmt.Errorf("retry: nil context: %w", ErrInvalid)
 	errNilFunction = fmt.Errorf("retry: nil function: %w", ErrInvalid)
+	errDiscardType = fmt.Errorf("retry: DiscardValue given to a call whose value is not of its type: %w", ErrInvalid)
 )
 
 // Do calls fn until it returns nil, returns an error the policy does not
@@ -63,6 +64,9 @@ func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	if fn == nil {
 		return c.finish(0, errNilFunction, time.Time{})
 	}
+	if o.discard != nil {
+		return c.finish(0, errDiscardType, time.Time{})
+	}
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -110,16 +114,26 @@ func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, er
 
 func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
 	var v T
-	c := call{ctx: ctx, p: p, hooks: collect(opts).hooks}
-	if fn == nil {
+	o := collect(opts)
+	discard, ok := o.discard.(func(T))
+	c := call{ctx: ctx, p: p, hooks: o.hooks}
+	switch {
+	case fn == nil:
 		return v, c.finish(0, errNilFunction, time.Time{})
+	case o.discard != nil && !ok:
+		return v, c.finish(0, errDiscardType, time.Time{})
 	}
 	if err := c.begin(); err != nil {
 		return v, err
 	}
+	ran := false
 	err := c.run(func(ctx context.Context) error {
+		if ran && discard != nil {
+			discard(v)
+		}
 		var err error
 		v, err = fn(ctx)
+		ran = true
 		return err
 	}, nil, 0)
 	return v, err

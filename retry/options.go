@@ -8,7 +8,8 @@ import (
 // An Option changes one call of [Do], [DoValue], [Loop] or [Go]. Options
 // are plain values: build one once and pass it to any number of calls.
 type Option struct {
-	hooks *Hooks
+	hooks   *Hooks
+	discard any // func(T), for DoValue and HedgeValue
 }
 
 // collect adds up the options of one call; later ones win.
@@ -18,6 +19,9 @@ func collect(opts []Option) Option {
 		if opt.hooks != nil {
 			o.hooks = opt.hooks
 		}
+		if opt.discard != nil {
+			o.discard = opt.discard
+		}
 	}
 	return o
 }
@@ -25,6 +29,22 @@ func collect(opts []Option) Option {
 // WithHooks returns an Option that tells h about the call's retries and its
 // end. A nil h, or nil fields in it, are skipped.
 func WithHooks(h *Hooks) Option { return Option{hooks: h} }
+
+// DiscardValue returns an Option for [DoValue] that hands cleanup every
+// value an attempt returned that the call does not return: the values of
+// attempts that failed and were retried, and those of hedged attempts that
+// lost (see policy.Hedge), so that a value owning a resource, such as an
+// *http.Response and its body, is never leaked. cleanup is called with the
+// zero value too when an attempt returned it. A losing hedge's value may be
+// handed over on the attempt's own goroutine after the call has returned,
+// so cleanup must be safe for concurrent use. Given to Do, or to a DoValue
+// of another T, it is an error matching [ErrInvalid].
+func DiscardValue[T any](cleanup func(T)) Option {
+	if cleanup == nil {
+		return Option{}
+	}
+	return Option{discard: cleanup}
+}
 
 // Hooks observe a call: each retry before its wait starts, and the end. They
 // are called on the goroutine running the call, with the call's context (so
@@ -54,7 +74,14 @@ type RetryEvent struct {
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	Attempts int           // attempts made, counting the first call (in Loop, every run)
+	Attempts int           // attempts made, counting the first call and every hedge (in Loop, every run)
 	Elapsed  time.Duration // as Error.Elapsed: from the end of the first attempt; 0 if that attempt ended the call
 	Err      error         // what the call returns
+	// Won is the attempt whose success ended the call, counting the first
+	// call, numbered in the order the attempts started; 0 when none did.
+	// Without hedging it is Attempts.
+	Won int
+	// Hedges is how many of the attempts were started beside one still
+	// running (see policy.Hedge).
+	Hedges int
 }

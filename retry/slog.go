@@ -12,8 +12,10 @@ import (
 //   - one record at level for each retry ("retry: waiting", with attempt,
 //     delay, elapsed and the error as a value, slog.Any("error", err)), none
 //     after the final attempt;
-//   - one record at the end of a call that retried or failed: "retry: gave
-//     up" at level, with the error, or "retry: succeeded";
+//   - one record at the end of a call that retried, hedged or failed:
+//     "retry: gave up" at level, with the error, or "retry: succeeded"; with
+//     the hedges started and the attempt that won when it was not the last
+//     to start;
 //   - a call that ended because its own context was cancelled, such as a
 //     Loop being shut down, is logged as "retry: stopped" at
 //     slog.LevelDebug, not as a failure.
@@ -62,6 +64,12 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			attrs := []slog.Attr{
 				slog.Int("attempts", e.Attempts),
 				slog.Duration("elapsed", e.Elapsed),
+			}
+			if e.Hedges > 0 {
+				attrs = append(attrs, slog.Int("hedges", e.Hedges))
+			}
+			if e.Won > 0 && e.Won != e.Attempts {
+				attrs = append(attrs, slog.Int("won", e.Won))
 			}
 			if e.Err != nil {
 				attrs = append(attrs, slog.Any("error", e.Err))

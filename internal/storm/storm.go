@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retrykit/backoff"
@@ -157,13 +158,13 @@ type run struct {
 	mu   sync.Mutex
 	free time.Duration // when the server can start the next attempt
 
-	ok       []bool // by call
-	attempts []int  // by call
+	ok       []bool         // by call
+	attempts []atomic.Int64 // by call; hedged attempts of one call run at once
 }
 
 func newRun(s Scenario, p policy.Policy, e env) *run {
 	n := s.Rate * int(s.Duration/time.Second)
-	return &run{s: s, p: p, env: e, ok: make([]bool, n), attempts: make([]int, n)}
+	return &run{s: s, p: p, env: e, ok: make([]bool, n), attempts: make([]atomic.Int64, n)}
 }
 
 // arrival returns when call i arrives.
@@ -179,8 +180,7 @@ func (r *run) call(i int) {
 
 // attempt makes one attempt of call i against the server.
 func (r *run) attempt(ctx context.Context, i int) error {
-	k := r.attempts[i]
-	r.attempts[i]++
+	k := int(r.attempts[i].Add(1) - 1)
 	switch {
 	case r.s.Outage == FastOutage:
 		return errDown
@@ -214,7 +214,7 @@ func (r *run) result() Result {
 	res := Result{Calls: len(r.ok), Goodput: make([]float64, int(r.s.Duration/time.Second))}
 	perSecond := make([]int, len(res.Goodput))
 	for i, ok := range r.ok {
-		res.Attempts += r.attempts[i]
+		res.Attempts += int(r.attempts[i].Load())
 		sec := int(r.arrival(i) / time.Second)
 		perSecond[sec]++
 		if ok {
@@ -251,7 +251,9 @@ func RunReal(s Scenario, p policy.Policy) Result {
 // retrying as it likes, with attempt making each attempt against the server
 // (nil when served, an error when the attempt failed or its context ended
 // first), and reports whether the call succeeded. Every attempt must go
-// through attempt, from call's goroutine or from goroutines call waits for.
+// through attempt, started before call returns; attempts may run at once
+// and outlive call (the losers of hedged calls): each is counted as it
+// starts.
 func RunRealThrough(s Scenario, call func(i int, attempt func(ctx context.Context) error) bool) Result {
 	return runReal(s, policy.Policy{}, call)
 }

@@ -72,6 +72,10 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 // attempt cut off by it is retried. It never cuts the body of the response
 // handed back. It follows the policy's clock as package retry does.
 //
+// With [WithHedging], a request that is safe to repeat and whose body can be
+// sent again also gets another attempt beside one that is slow to send its
+// response headers; the losers' responses are drained and closed.
+//
 // The request's context governs everything: when it is done during a wait,
 // RoundTrip returns at once with an error that matches the context's error
 // and names the last response's status.
@@ -83,6 +87,7 @@ type Transport struct {
 	hooks     *retry.Hooks
 	guard     *policy.Guard // the guard given with WithGuard
 	guardSet  bool          // WithGuard was given
+	hedge     policy.Hedge  // WithHedging
 	built     bool
 }
 
@@ -163,6 +168,9 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
 	t.p = p
+	if err := p.WithHedge(t.hedge).Validate(); err != nil {
+		return nil, fmt.Errorf("retryhttp: %w", err)
+	}
 	return t, nil
 }
 
@@ -193,6 +201,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	retryable := t.retryable
 	if retryable == nil {
 		retryable = DefaultRetryable
+	}
+	if t.hedged(req) {
+		c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
+		return c.runHedged()
 	}
 	if t.timeout == 0 && t.hooks == nil && plumb.Simple(p) {
 		// The first-try path: nothing of the retry machinery is set up

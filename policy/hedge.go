@@ -1,0 +1,223 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// MaxHedgeInFlight is the largest [Hedge.MaxInFlight] a policy accepts.
+const MaxHedgeInFlight = 10
+
+// Hedge says when a call starts another attempt beside one that is slow to
+// return, for the slow tail rather than for failures ("The Tail at Scale",
+// Dean and Barroso, 2013). Package retry starts the attempt at once; while
+// it has not returned after the hedge delay, it starts another beside it,
+// and so on up to MaxInFlight attempts side by side. The first success wins
+// and the others are cancelled through their contexts.
+//
+// Every hedge counts: against the policy's attempt limit, as a retry for its
+// budget and its guard (which must allow it, and which counts the attempt
+// it hedges over as failed), so hedging cannot feed an overload. Hedge only
+// operations that are safe to run twice at once: reads, idempotent writes.
+//
+// The zero Hedge hedges nothing.
+type Hedge struct {
+	// Delay is how long an attempt runs before another is started beside
+	// it. With Latency set, it is the delay used until Latency has an
+	// estimate, and 0 then means no hedge before that.
+	Delay time.Duration
+	// Latency, when set, gives the delay: its running estimate of a
+	// percentile of the latency of successful attempts, shared by every
+	// policy given the same Latency.
+	Latency *Latency
+	// MaxInFlight is the most attempts run side by side, the first
+	// included; 0 means 2 (one hedge). The attempts of one round are
+	// started one hedge delay apart; one that fails is not replaced within
+	// the round.
+	MaxInFlight int
+}
+
+// Enabled reports whether h hedges at all: it has a Delay or a Latency.
+func (h Hedge) Enabled() bool { return h.Delay > 0 || h.Latency != nil }
+
+func (h Hedge) validate() error {
+	switch {
+	case h == Hedge{}:
+		return nil
+	case h.Delay < 0:
+		return &invalidError{setting: "hedge", reason: fmt.Sprintf("delay %v is negative", h.Delay)}
+	case !h.Enabled():
+		return &invalidError{setting: "hedge", reason: "neither a delay nor a latency estimate says when to hedge"}
+	case h.MaxInFlight != 0 && (h.MaxInFlight < 2 || h.MaxInFlight > MaxHedgeInFlight):
+		return &invalidError{setting: "hedge", reason: fmt.Sprintf("%d attempts in flight is not a number from 2 to %d (0 means 2)", h.MaxInFlight, MaxHedgeInFlight)}
+	case h.Latency != nil && h.Latency.err != nil:
+		return h.Latency.err
+	}
+	return nil
+}
+
+// WithHedge returns a copy that hedges by h (see [Hedge]). WithHedge(Hedge{})
+// removes hedging. A negative Delay, a MaxInFlight other than 0 or 2 to
+// [MaxHedgeInFlight], a non-zero Hedge with neither Delay nor Latency, or an
+// invalid Latency makes the policy invalid.
+func (p Policy) WithHedge(h Hedge) Policy {
+	return p.with(func(c *config) { c.hedge = h })
+}
+
+// Hedge returns the policy's hedging; the zero Hedge hedges nothing.
+func (p Policy) Hedge() Hedge { return p.cfg().hedge }
+
+// The buckets of a Latency: bucket 0 holds everything below 2^latencyMinExp
+// ns (about 1µs); then each power of two up to 2^latencyMaxExp ns (about 37
+// minutes) is split into 2^latencySubBits buckets of equal width, so that a
+// bucket's upper edge is at most 12.5 % above any duration in it; the last
+// bucket holds everything longer.
+const (
+	latencySubBits = 3
+	latencyMinExp  = 10
+	latencyMaxExp  = 41
+	latencyBuckets = 1 + (latencyMaxExp-latencyMinExp)<<latencySubBits
+
+	// latencyRefresh is how many samples pass between two estimates.
+	latencyRefresh = 16
+)
+
+// DefaultLatencyWindow is the window [NewLatency] is usually given: the
+// estimate covers the last 1,000 to 2,000 samples.
+const DefaultLatencyWindow = 1000
+
+// Latency is a running estimate of a percentile of durations, made for a
+// hedge delay (see [Hedge]): package retry gives it the latency of every
+// successful attempt, measured on the policy's clock.
+//
+// It keeps two histograms of window samples each, with buckets on a
+// logarithmic scale (2 KB in all, whatever the traffic): the current one
+// fills up, then replaces the previous one and starts empty, so the
+// estimate covers the last window to 2 × window samples and follows a
+// change within about window samples. The estimate is a bucket's upper
+// edge: at most 12.5 % above the true percentile of the samples, never
+// below it. It is worked out anew every 16 samples, and there is none until
+// the window holds enough samples for ten of them to lie above the
+// percentile.
+//
+// Give one Latency to every policy that calls the same dependency, as a
+// [Guard]. A Latency reads no clock: durations are passed in. It is safe for
+// concurrent use and its methods do not allocate. Its zero value is not
+// usable; use NewLatency.
+type Latency struct {
+	quantile float64
+	window   uint32
+	warm     uint32 // samples needed before the first estimate
+	err      error
+
+	estimate atomic.Int64 // ns; 0: none yet
+
+	mu     sync.Mutex
+	counts [2][latencyBuckets]uint32
+	n      [2]uint32 // samples in each histogram
+	cur    int       // the histogram being filled
+	fresh  int       // samples since the last estimate
+}
+
+// NewLatency returns an estimator of the given percentile (0.95 for the
+// p95) over the last window to 2 × window samples (see
+// [DefaultLatencyWindow]). A quantile that is not strictly between 0 and 1,
+// or a window too small to hold ten samples above the percentile
+// (10 / (1 − quantile): 200 for the p95) or above 10,000,000, makes every
+// policy that uses it invalid.
+func NewLatency(quantile float64, window int) *Latency {
+	l := &Latency{quantile: quantile}
+	if !(quantile > 0 && quantile < 1) {
+		l.err = &invalidError{setting: "hedge", reason: fmt.Sprintf("latency quantile %v is not a number strictly between 0 and 1", quantile)}
+		return l
+	}
+	warm := math.Ceil(10/(1-quantile) - 1e-9)
+	if !(float64(window) >= warm && window <= 10_000_000) {
+		l.err = &invalidError{setting: "hedge", reason: fmt.Sprintf("latency window %d is not from %v (ten samples above the %v quantile) to 10000000", window, warm, quantile)}
+		return l
+	}
+	l.window, l.warm = uint32(window), uint32(warm)
+	return l
+}
+
+// latencyBucket returns the bucket of d.
+func latencyBucket(d time.Duration) int {
+	if d < 1<<latencyMinExp {
+		return 0
+	}
+	e := bits.Len64(uint64(d)) - 1 // d is in [2^e, 2^(e+1))
+	if e >= latencyMaxExp {
+		return latencyBuckets - 1
+	}
+	sub := int(uint64(d)>>(e-latencySubBits)) & (1<<latencySubBits - 1)
+	return 1 + (e-latencyMinExp)<<latencySubBits + sub
+}
+
+// latencyUpper returns the upper edge of bucket b.
+func latencyUpper(b int) time.Duration {
+	if b == 0 {
+		return 1 << latencyMinExp
+	}
+	if b == latencyBuckets-1 {
+		return 1 << latencyMaxExp
+	}
+	e := (b-1)>>latencySubBits + latencyMinExp
+	sub := (b - 1) & (1<<latencySubBits - 1)
+	return 1<<e + time.Duration(sub+1)<<(e-latencySubBits)
+}
+
+// Observe records one duration; a negative one counts as zero.
+func (l *Latency) Observe(d time.Duration) {
+	if l.err != nil || l.window == 0 {
+		return
+	}
+	b := latencyBucket(max(d, 0))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.counts[l.cur][b]++
+	l.n[l.cur]++
+	if l.n[l.cur] >= l.window {
+		l.cur ^= 1
+		l.counts[l.cur] = [latencyBuckets]uint32{}
+		l.n[l.cur] = 0
+	}
+	l.fresh++
+	total := l.n[0] + l.n[1]
+	if total >= l.warm && (l.fresh >= latencyRefresh || l.estimate.Load() == 0) {
+		l.fresh = 0
+		l.estimate.Store(int64(l.quantileLocked(total)))
+	}
+}
+
+// quantileLocked returns the upper edge of the bucket that holds the
+// percentile of both histograms; l.mu is held and total > 0.
+func (l *Latency) quantileLocked(total uint32) time.Duration {
+	rank := uint32(math.Ceil(l.quantile * float64(total)))
+	var seen uint32
+	for b := range latencyBuckets {
+		seen += l.counts[0][b] + l.counts[1][b]
+		if seen >= rank {
+			return latencyUpper(b)
+		}
+	}
+	return latencyUpper(latencyBuckets - 1)
+}
+
+// Estimate returns the current estimate of the percentile, and false when
+// there is none yet.
+func (l *Latency) Estimate() (time.Duration, bool) {
+	d := time.Duration(l.estimate.Load())
+	return d, d > 0
+}
+
+// String describes the estimator, for example "latency p95 window 1000".
+func (l *Latency) String() string {
+	if l.err != nil {
+		return "latency (invalid)"
+	}
+	return fmt.Sprintf("latency p%s window %d", formatFloat(l.quantile*100), l.window)
+}

@@ -1,0 +1,479 @@
+package retry_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retry/retrytest"
+)
+
+// attemptPlan says how each attempt of a hedged test behaves, by the order
+// in which the attempts start (from 1): after how long it returns and with
+// what error. An attempt whose context is cancelled first returns ctx's
+// error at once.
+type attemptPlan struct {
+	mu        sync.Mutex
+	steps     []step
+	started   int
+	cancelled atomic.Int32 // attempts that returned because their context was done
+	returned  atomic.Int32
+}
+
+type step struct {
+	after time.Duration
+	err   error
+}
+
+func (a *attemptPlan) op(ctx context.Context) error {
+	a.mu.Lock()
+	s := a.steps[min(a.started, len(a.steps)-1)]
+	a.started++
+	a.mu.Unlock()
+	defer a.returned.Add(1)
+	t := time.NewTimer(s.after)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return s.err
+	case <-ctx.Done():
+		a.cancelled.Add(1)
+		return ctx.Err()
+	}
+}
+
+func (a *attemptPlan) starts() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.started
+}
+
+func hedged(d time.Duration) policy.Policy {
+	return policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: d})
+}
+
+func TestHedgeStartsASecondAttemptBesideASlowOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attemptPlan{steps: []step{{after: time.Hour}, {after: 5 * time.Millisecond}}}
+		var ev events
+		start := time.Now()
+		err := retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), retry.WithHooks(ev.hooks()))
+		require.NoError(t, err)
+		require.Equal(t, 15*time.Millisecond, time.Since(start), "the hedge starts after 10ms and answers 5ms later")
+		synctest.Wait()
+		require.EqualValues(t, 2, a.returned.Load(), "the loser returned")
+		require.EqualValues(t, 1, a.cancelled.Load(), "the loser's context was cancelled")
+		require.Len(t, ev.dones, 1)
+		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 2, Hedges: 1}, ev.dones[0])
+		require.Empty(t, ev.retries, "a hedge is no retry wait")
+	})
+}
+
+func TestHedgeFastFirstAttemptStartsNoHedge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attemptPlan{steps: []step{{after: 9 * time.Millisecond}}}
+		var ev events
+		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), retry.WithHooks(ev.hooks())))
+		require.Equal(t, 1, a.starts())
+		require.Equal(t, retry.DoneEvent{Attempts: 1, Won: 1}, ev.dones[0])
+	})
+}
+
+func TestHedgeFailureDoesNotEndTheRoundWhileOthersRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The first attempt answers after 100ms; the hedge fails at once.
+		a := &attemptPlan{steps: []step{{after: 100 * time.Millisecond}, {err: errFlaky}}}
+		var ev events
+		start := time.Now()
+		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), retry.WithHooks(ev.hooks())))
+		require.Equal(t, 100*time.Millisecond, time.Since(start))
+		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 1, Hedges: 1}, ev.dones[0])
+	})
+}
+
+func TestHedgePermanentErrorEndsTheCallAtOnce(t *testing.T) {
+	errBad := errors.New("bad request")
+	for _, tt := range []struct {
+		name string
+		err  error
+		p    policy.Policy
+	}{
+		{"permanent", retry.Permanent(errBad), hedged(10 * time.Millisecond)},
+		{"not retried by the policy", errBad, hedged(10 * time.Millisecond).WithRetryIf(func(err error) bool { return !errors.Is(err, errBad) })},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := &attemptPlan{steps: []step{{after: time.Hour}, {err: tt.err}}}
+				start := time.Now()
+				err := retry.Hedge(context.Background(), a.op, tt.p)
+				require.Same(t, errBad, err, "the error as it is, without the Permanent mark")
+				require.Equal(t, 10*time.Millisecond, time.Since(start), "ended when the hedge failed, not when the first attempt would have")
+				synctest.Wait()
+				require.EqualValues(t, 1, a.cancelled.Load(), "the first attempt was cancelled")
+			})
+		})
+	}
+}
+
+func TestHedgeRoundsRetryWithBackoffAndCountEveryAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Each attempt fails after 30ms: the hedge starts at 10ms, both
+		// have failed by 40ms, the back-off waits 1s, the next round starts
+		// at 1.04s with one attempt left, which fails at 1.07s.
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}}}
+		var ev events
+		start := time.Now()
+		err := retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond).WithMaxAttempts(3), retry.WithHooks(ev.hooks()))
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.ErrorIs(t, err, errFlaky)
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 3, re.Attempts, "hedges count as attempts")
+		require.Equal(t, 3, a.starts())
+		require.Equal(t, 1070*time.Millisecond, time.Since(start))
+		require.Len(t, ev.retries, 1)
+		require.Equal(t, 2, ev.retries[0].Attempt, "the retry comes after two attempts")
+		require.Equal(t, time.Second, ev.retries[0].Delay)
+		require.Equal(t, 1, ev.dones[0].Hedges)
+		require.Zero(t, ev.dones[0].Won)
+	})
+}
+
+func TestHedgeUpToMaxInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attemptPlan{steps: []step{{after: time.Hour}, {after: time.Hour}, {after: time.Hour}, {after: time.Millisecond}}}
+		var ev events
+		p := policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		err := retry.Hedge(ctx, a.op, p, retry.WithHooks(ev.hooks()))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, 3, a.starts(), "three side by side, no fourth")
+		require.Equal(t, 2, ev.dones[0].Hedges)
+	})
+}
+
+func TestHedgeNotStartedPastTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		require.NoError(t, retry.Hedge(ctx, a.op, hedged(100*time.Millisecond)))
+		require.Equal(t, 1, a.starts())
+	})
+}
+
+func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
+	drained := policy.NewGuard(10, 0.1)
+	for range 5 { // five failed attempts leave half the tokens: no retry allowed
+		_ = retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(0).WithMaxAttempts(1).WithGuard(drained))
+	}
+	guard := policy.NewGuard(10, 0.1)
+	for _, tt := range []struct {
+		name   string
+		p      policy.Policy
+		starts int
+		tokens float64
+	}{
+		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), 1, 5.1},
+		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), 2, 9.1}, // the hedged-over attempt counts as failed, the winner refills 0.1
+		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), 1, 0},
+		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}, {after: time.Millisecond}}}
+				require.NoError(t, retry.Hedge(context.Background(), a.op, tt.p))
+				require.Equal(t, tt.starts, a.starts())
+				if g := tt.p.Guard(); g != nil {
+					require.InDelta(t, tt.tokens, g.Tokens(), 1e-9)
+				}
+			})
+		})
+	}
+}
+
+func TestHedgeInvalidCalls(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		err  error
+	}{
+		{"no hedging", retry.Hedge(ctx, succeed, policy.Default())},
+		{"nil fn", retry.Hedge(ctx, nil, hedged(time.Millisecond))},
+		{"discard option", retry.Hedge(ctx, succeed, hedged(time.Millisecond), retry.DiscardValue(func(int) {}))},
+		{"invalid hedge", retry.Hedge(ctx, succeed, policy.Default().WithHedge(policy.Hedge{Delay: -1}))},
+		{"discard of another type", func() error {
+			_, err := retry.HedgeValue(ctx, succeedValue, hedged(time.Millisecond), retry.DiscardValue(func(string) {}))
+			return err
+		}()},
+	} {
+		t.Run(tt.name, func(t *testing.T) { require.ErrorIs(t, tt.err, retry.ErrInvalid) })
+	}
+}
+
+func TestDoIgnoresHedging(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attemptPlan{steps: []step{{after: time.Second}}}
+		require.NoError(t, retry.Do(context.Background(), a.op, hedged(time.Millisecond)))
+		require.Equal(t, 1, a.starts())
+	})
+}
+
+// resource is a value that must be released exactly once.
+type resource struct {
+	id       int
+	released atomic.Int32
+}
+
+func TestHedgeValueDiscardsEveryLosingValue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu   sync.Mutex
+			made []*resource
+			n    int
+		)
+		// Attempt 1 answers after 1h unless cancelled, attempt 2 fails after
+		// 15ms with a value, attempt 3 answers at 25ms and wins; attempt 1
+		// returns its value even when cancelled, as a response would.
+		delays := []time.Duration{time.Hour, 5 * time.Millisecond, 5 * time.Millisecond}
+		fn := func(ctx context.Context) (*resource, error) {
+			mu.Lock()
+			n++
+			r := &resource{id: n}
+			made = append(made, r)
+			d := delays[n-1]
+			mu.Unlock()
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return r, ctx.Err()
+			}
+			if r.id == 2 {
+				return r, errFlaky
+			}
+			return r, nil
+		}
+		var discarded atomic.Int32
+		release := func(r *resource) {
+			discarded.Add(1)
+			r.released.Add(1)
+		}
+		p := policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+		v, err := retry.HedgeValue(context.Background(), fn, p, retry.DiscardValue(release))
+		require.NoError(t, err)
+		require.Equal(t, 3, v.id)
+		synctest.Wait()
+		require.Len(t, made, 3)
+		require.EqualValues(t, 2, discarded.Load())
+		for _, r := range made {
+			want := int32(1)
+			if r == v {
+				want = 0
+			}
+			require.Equal(t, want, r.released.Load(), "resource %d", r.id)
+		}
+	})
+}
+
+func TestHedgeValueKeepsTheLastFailureAndDiscardsEarlierRounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		fn := func(ctx context.Context) (int, error) { return int(n.Add(1)), errFlaky }
+		var discarded []int
+		var mu sync.Mutex
+		p := hedged(10 * time.Millisecond).WithMaxAttempts(3)
+		v, err := retry.HedgeValue(context.Background(), fn, p, retry.DiscardValue(func(v int) { mu.Lock(); discarded = append(discarded, v); mu.Unlock() }))
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.Equal(t, 3, v, "the value of the last attempt")
+		require.Equal(t, []int{1, 2}, discarded)
+	})
+}
+
+func TestDoValueDiscardsRetriedValues(t *testing.T) {
+	var n int
+	fn := func(context.Context) (int, error) {
+		n++
+		if n < 3 {
+			return n, errFlaky
+		}
+		return n, nil
+	}
+	var discarded []int
+	v, err := retry.DoValue(context.Background(), fn, policy.Constant(0), retry.DiscardValue(func(v int) { discarded = append(discarded, v) }))
+	require.NoError(t, err)
+	require.Equal(t, 3, v)
+	require.Equal(t, []int{1, 2}, discarded)
+}
+
+// TestNoLeakAfterHedgedLosers runs on a mock clock, outside synctest, so
+// that goleak sees the real goroutines: the loser's goroutine is gone once
+// its operation has returned.
+func TestNoLeakAfterHedgedLosers(t *testing.T) {
+	clk := retrytest.NewClock()
+	p := policy.Constant(time.Second).WithClock(clk).WithHedge(policy.Hedge{Delay: time.Second, MaxInFlight: 3})
+	var calls atomic.Int32
+	loserDone := make(chan struct{}, 2)
+	fn := func(ctx context.Context) error {
+		if calls.Add(1) < 3 {
+			<-ctx.Done()
+			loserDone <- struct{}{}
+			return ctx.Err()
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- retry.Hedge(context.Background(), fn, p) }()
+	require.Equal(t, time.Second, clk.Step(t))
+	require.Equal(t, time.Second, clk.Step(t))
+	require.NoError(t, result(t, done))
+	<-loserDone
+	<-loserDone
+	goleak.VerifyNone(t)
+}
+
+func TestHedgeConcurrentCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lat := policy.NewLatency(0.95, policy.DefaultLatencyWindow)
+		p := policy.Exponential(time.Millisecond).WithMaxAttempts(4).
+			WithHedge(policy.Hedge{Delay: 20 * time.Millisecond, Latency: lat, MaxInFlight: 3}).
+			WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+		var (
+			wg       sync.WaitGroup
+			ok       atomic.Int32
+			attempts atomic.Int32
+		)
+		for i := range 1000 {
+			wg.Go(func() {
+				var k atomic.Int32
+				err := retry.Hedge(context.Background(), func(ctx context.Context) error {
+					attempts.Add(1)
+					d := 10 * time.Millisecond
+					switch j := k.Add(1); {
+					case i%10 == 0 && j == 1:
+						d = time.Second
+					case i%50 == 1:
+						return errFlaky
+					}
+					select {
+					case <-time.After(d):
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}, p)
+				if err == nil {
+					ok.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		synctest.Wait()
+		require.EqualValues(t, 980, ok.Load(), "every call succeeds but those that always fail")
+		require.Greater(t, int(attempts.Load()), 1000)
+		_, ready := lat.Estimate()
+		require.True(t, ready)
+	})
+}
+
+// TestHedgeValueLeavesTheWinnersContextLive: a value bound to its attempt's
+// context, as an HTTP response's body is, stays usable after the call; the
+// loser's context is cancelled.
+func TestHedgeValueLeavesTheWinnersContextLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		fn := func(ctx context.Context) (context.Context, error) {
+			if n.Add(1) == 1 {
+				<-ctx.Done()
+				return ctx, ctx.Err()
+			}
+			return ctx, nil
+		}
+		var lost context.Context
+		won, err := retry.HedgeValue(context.Background(), fn, hedged(10*time.Millisecond),
+			retry.DiscardValue(func(ctx context.Context) { lost = ctx }))
+		require.NoError(t, err)
+		synctest.Wait()
+		require.NoError(t, won.Err(), "the winner's context after the call")
+		require.ErrorIs(t, lost.Err(), context.Canceled, "the loser's context")
+
+		// Hedge has no value to protect: its attempts' contexts all end.
+		var ctxs []context.Context
+		var mu sync.Mutex
+		require.NoError(t, retry.Hedge(context.Background(), func(ctx context.Context) error {
+			mu.Lock()
+			ctxs = append(ctxs, ctx)
+			mu.Unlock()
+			return nil
+		}, hedged(10*time.Millisecond)))
+		require.Len(t, ctxs, 1)
+		require.ErrorIs(t, ctxs[0].Err(), context.Canceled)
+	})
+}
+
+func TestSlogHooksReportHedges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		hooks := retry.WithHooks(retry.SlogHooks(slog.New(slog.NewJSONHandler(&buf, nil)), slog.LevelInfo))
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond}, {after: time.Hour}}}
+		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), hooks))
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &rec), buf.String())
+		require.Equal(t, "retry: succeeded", rec["msg"])
+		require.EqualValues(t, 2, rec["attempts"])
+		require.EqualValues(t, 1, rec["hedges"])
+		require.EqualValues(t, 1, rec["won"], "the first attempt won, not the hedge")
+	})
+}
+
+func TestHedgeWithAttemptTimeouts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Both attempts hang: the first is cut off at 50ms while the hedge
+		// still runs, the hedge at 60ms, which ends the round and the call.
+		a := &attemptPlan{steps: []step{{after: time.Hour}}}
+		p := hedged(10 * time.Millisecond).WithMaxAttempts(2).WithAttemptTimeout(50 * time.Millisecond)
+		start := time.Now()
+		err := retry.Hedge(context.Background(), a.op, p)
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+		require.Equal(t, 60*time.Millisecond, time.Since(start))
+		require.Equal(t, 2, a.starts())
+	})
+}
+
+func TestHedgeKeepsThePreviousRoundsErrorWhenCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Round 1: both attempts fail by 40ms; the back-off waits 1s; round
+		// 2's two attempts hang until the deadline at 1.2s.
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 30 * time.Millisecond, err: errFlaky}, {after: time.Hour}}}
+		ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+		defer cancel()
+		err := retry.Hedge(ctx, a.op, hedged(10*time.Millisecond))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorIs(t, err, errFlaky, "the last real error survives the cancellation")
+		require.Equal(t, 4, a.starts())
+	})
+}
+
+func TestHedgeDeniedByTheBudgetCostsTheGuardNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.1)
+		p := hedged(10 * time.Millisecond).WithGuard(g).WithBudget(policy.NewBudget(0, 0))
+		a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
+		require.NoError(t, retry.Hedge(context.Background(), a.op, p))
+		require.Equal(t, 1, a.starts())
+		require.InDelta(t, 10, g.Tokens(), 1e-9, "full: no hedge was made, and the success refilled nothing above the capacity")
+	})
+}

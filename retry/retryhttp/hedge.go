@@ -1,0 +1,109 @@
+package retryhttp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// WithHedging returns an Option that hedges requests by h (see policy.Hedge
+// and retry.Hedge): while an attempt has sent no response headers after the
+// hedge delay, another is sent beside it, the first usable response wins and
+// the other attempts are cancelled. Only requests that are safe to repeat
+// ([Idempotent]) and whose body can be sent again (none, or
+// Request.GetBody) are hedged; the others are sent as without it. Losing
+// responses are drained and closed as retried ones are. Hedges count as
+// attempts, and as retries for the policy's budget and guard. A zero h
+// turns hedging off; an invalid one makes [New] fail.
+func WithHedging(h policy.Hedge) Option {
+	return func(t *Transport) { t.hedge = h }
+}
+
+// hedged reports whether req is hedged.
+func (t *Transport) hedged(req *http.Request) bool {
+	return t.hedge.Enabled() && Idempotent(req) &&
+		(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil)
+}
+
+// hedgeState is the part of a call its concurrent attempts share.
+type hedgeState struct {
+	mu      sync.Mutex
+	pending []*http.Response // retryable responses not yet released
+}
+
+// runHedged is run for a hedged request.
+func (c *call) runHedged() (*http.Response, error) {
+	ctx := c.req.Context()
+	if c.req.Body != nil && c.req.Body != http.NoBody {
+		_ = c.req.Body.Close() // every attempt sends a body of its own, from GetBody
+	}
+	hs := &hedgeState{}
+	clk := c.p.Clock()
+	hooks := retry.Hooks{OnRetry: func(ctx context.Context, e retry.RetryEvent) {
+		// A wait is about to start: no response held so far is the final
+		// one, so each is released now rather than after the wait.
+		hs.mu.Lock()
+		held := hs.pending
+		hs.pending = nil
+		hs.mu.Unlock()
+		for _, r := range held {
+			release(clk, r)
+		}
+		if h := c.t.hooks; h != nil && h.OnRetry != nil {
+			h.OnRetry(ctx, e)
+		}
+	}}
+	if h := c.t.hooks; h != nil {
+		hooks.OnDone = h.OnDone
+	}
+	attempt := func(actx context.Context) (*http.Response, error) {
+		r, err := withBody(c.req)
+		if err != nil {
+			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
+		}
+		resp, err := c.send(r.WithContext(actx))
+		if actx.Err() != nil && ctx.Err() == nil {
+			// A losing attempt, cancelled: its outcome is no news.
+			if resp != nil {
+				return resp, actx.Err()
+			}
+			return nil, actx.Err()
+		}
+		if !c.retryable(c.req, resp, err) {
+			if err != nil {
+				return nil, retry.Permanent(err)
+			}
+			return resp, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		hs.mu.Lock()
+		hs.pending = append(hs.pending, resp)
+		hs.mu.Unlock()
+		serr := error(&statusError{status: resp.Status})
+		if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(clk)); ok {
+			serr = retry.After(d, serr)
+		}
+		return resp, serr
+	}
+	discard := retry.DiscardValue(func(r *http.Response) { release(clk, r) })
+	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedge(c.t.hedge), retry.WithHooks(&hooks), discard)
+	if err == nil {
+		return resp, nil
+	}
+	if resp == nil {
+		return nil, err
+	}
+	// The call ended with a retryable response in hand, which no further
+	// attempt follows: as without hedging, it is the final response.
+	if ctx.Err() == nil {
+		return resp, nil
+	}
+	release(clk, resp)
+	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
+}

@@ -1,0 +1,212 @@
+package retryhttp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retry/retrytest"
+)
+
+// scripted is a RoundTripper whose i-th request (from 1) is answered by
+// answer(i, req); every body it hands out reports its Close on closed.
+type scripted struct {
+	n      atomic.Int32
+	answer func(i int, req *http.Request) (*http.Response, error)
+	closed chan string
+}
+
+func (s *scripted) RoundTrip(req *http.Request) (*http.Response, error) {
+	return s.answer(int(s.n.Add(1)), req)
+}
+
+func (s *scripted) respond(code int, body string) *http.Response {
+	return &http.Response{StatusCode: code, Status: http.StatusText(code), Header: http.Header{},
+		Body: &trackedBody{Reader: strings.NewReader(body), name: body, closed: s.closed}}
+}
+
+type trackedBody struct {
+	io.Reader
+	name   string
+	closed chan string
+	done   atomic.Bool
+}
+
+func (b *trackedBody) Close() error {
+	if !b.done.Swap(true) {
+		b.closed <- b.name
+	}
+	return nil
+}
+
+func hedgingClient(t *testing.T, rt http.RoundTripper, clk *retrytest.Clock, attempts int) *http.Client {
+	t.Helper()
+	tr, err := retryhttp.New(rt, policy.Constant(time.Second).WithMaxAttempts(attempts).WithClock(clk),
+		retryhttp.WithHedging(policy.Hedge{Delay: time.Second}))
+	require.NoError(t, err)
+	return &http.Client{Transport: tr}
+}
+
+func TestHedgedGetWinsAndTheLosersResponseIsReleased(t *testing.T) {
+	s := &scripted{closed: make(chan string, 4)}
+	cancelled, entered := make(chan struct{}), make(chan struct{})
+	s.answer = func(i int, req *http.Request) (*http.Response, error) {
+		if i == 1 {
+			close(entered)
+			<-req.Context().Done() // the slow attempt, until the call gives up on it;
+			close(cancelled)
+			return s.respond(200, "slow"), nil // its answer arrives just then
+		}
+		return s.respond(200, "fast"), nil
+	}
+	clk := retrytest.NewClock()
+	client := hedgingClient(t, s, clk, 3)
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get("http://example.invalid/")
+		require.NoError(t, err)
+		done <- resp
+	}()
+	<-entered
+	require.Equal(t, time.Second, clk.Step(t), "the hedge delay")
+	resp := <-done
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, "fast", string(body))
+	<-cancelled
+	require.Equal(t, "slow", <-s.closed, "the losing response is drained and closed")
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, "fast", <-s.closed)
+	require.EqualValues(t, 2, s.n.Load())
+}
+
+func TestHedgedFinalResponseUntouchedAndTheOtherReleased(t *testing.T) {
+	s := &scripted{closed: make(chan string, 4)}
+	first := make(chan struct{})
+	s.answer = func(i int, req *http.Request) (*http.Response, error) {
+		if i == 1 {
+			<-first
+			return s.respond(503, "first"), nil
+		}
+		close(first)
+		return s.respond(503, "second"), nil
+	}
+	clk := retrytest.NewClock()
+	client := hedgingClient(t, s, clk, 2) // the hedge is the last attempt
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get("http://example.invalid/")
+		require.NoError(t, err, "the final response, with a nil error")
+		done <- resp
+	}()
+	clk.Step(t)
+	resp := <-done
+	require.Equal(t, 503, resp.StatusCode)
+	released := <-s.closed
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NotEqual(t, released, string(body), "the response returned is not the one released")
+	require.Contains(t, []string{"first", "second"}, string(body))
+	require.NoError(t, resp.Body.Close())
+}
+
+func TestHedgingOnlyIdempotentRewindableRequests(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		req  func() *http.Request
+	}{
+		{"POST", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, "http://example.invalid/", strings.NewReader("x"))
+			return r
+		}},
+		{"GET with a body that cannot be rewound", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, "http://example.invalid/", io.NopCloser(strings.NewReader("x")))
+			return r
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scripted{closed: make(chan string, 4)}
+			s.answer = func(int, *http.Request) (*http.Response, error) { return s.respond(200, "ok"), nil }
+			clk := retrytest.NewClock()
+			resp, err := hedgingClient(t, s, clk, 3).Do(tt.req())
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.Zero(t, clk.Waits(), "no hedge timer")
+			require.EqualValues(t, 1, s.n.Load())
+		})
+	}
+}
+
+func TestHedgedPutSendsItsBodyWithEveryAttempt(t *testing.T) {
+	s := &scripted{closed: make(chan string, 4)}
+	var bodies [2]atomic.Value
+	s.answer = func(i int, req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		bodies[i-1].Store(string(b))
+		if i == 1 {
+			<-req.Context().Done()
+			return nil, req.Context().Err()
+		}
+		return s.respond(200, "stored"), nil
+	}
+	clk := retrytest.NewClock()
+	client := hedgingClient(t, s, clk, 3)
+	done := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPut, "http://example.invalid/", strings.NewReader("payload"))
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		done <- resp
+	}()
+	clk.Step(t)
+	resp := <-done
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, "payload", bodies[0].Load())
+	require.Equal(t, "payload", bodies[1].Load())
+}
+
+func TestWithHedgingInvalid(t *testing.T) {
+	_, err := retryhttp.New(nil, policy.Default(), retryhttp.WithHedging(policy.Hedge{Delay: -1}))
+	require.ErrorIs(t, err, policy.ErrInvalid)
+}
+
+func TestHedgedHooksSeeTheHedge(t *testing.T) {
+	s := &scripted{closed: make(chan string, 4)}
+	entered := make(chan struct{})
+	s.answer = func(i int, req *http.Request) (*http.Response, error) {
+		if i == 1 {
+			close(entered)
+			<-req.Context().Done()
+			return nil, req.Context().Err()
+		}
+		return s.respond(200, "ok"), nil
+	}
+	clk := retrytest.NewClock()
+	var ev atomic.Value
+	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk),
+		retryhttp.WithHedging(policy.Hedge{Delay: time.Second}),
+		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { ev.Store(e) }}))
+	require.NoError(t, err)
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := (&http.Client{Transport: tr}).Get("http://example.invalid/")
+		require.NoError(t, err)
+		done <- resp
+	}()
+	<-entered // the first attempt is the first request: the hedge is sent only after the step
+	clk.Step(t)
+	resp := <-done
+	require.NoError(t, resp.Body.Close())
+	e := ev.Load().(retry.DoneEvent)
+	require.Equal(t, 1, e.Hedges)
+	require.Equal(t, 2, e.Won)
+}
