@@ -38,6 +38,7 @@ type health struct {
 	calls    int
 	previous []string    // grpc-previous-rpc-attempts of each call, "" if absent
 	onCall   func(n int) // called at the start of call n (1-based), if set
+	services []string    // Watch: the service named by each request
 }
 
 func (h *health) next(ctx context.Context) step {
@@ -86,9 +87,12 @@ func (h *health) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*he
 	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
-func (h *health) Watch(_ *healthpb.HealthCheckRequest, stream grpc.ServerStreamingServer[healthpb.HealthCheckResponse]) error {
+func (h *health) Watch(in *healthpb.HealthCheckRequest, stream grpc.ServerStreamingServer[healthpb.HealthCheckResponse]) error {
 	ctx := stream.Context()
 	s := h.next(ctx)
+	h.mu.Lock()
+	h.services = append(h.services, in.GetService())
+	h.mu.Unlock()
 	if s.header {
 		if err := stream.SendHeader(metadata.Pairs("x-served", "yes")); err != nil {
 			return err
