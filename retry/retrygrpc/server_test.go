@@ -113,6 +113,12 @@ func (h *health) Watch(in *healthpb.HealthCheckRequest, stream grpc.ServerStream
 // given dial options (grpc's own retry off), closed when the test ends.
 func serve(t *testing.T, h *health, opts ...grpc.DialOption) healthpb.HealthClient {
 	t.Helper()
+	return serveRetry(t, h, false, opts...)
+}
+
+// serveRetry is serve with grpc's own retry left on when grpcRetry is true.
+func serveRetry(t *testing.T, h *health, grpcRetry bool, opts ...grpc.DialOption) healthpb.HealthClient {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := grpc.NewServer()
@@ -122,7 +128,10 @@ func serve(t *testing.T, h *health, opts ...grpc.DialOption) healthpb.HealthClie
 		defer close(served)
 		_ = srv.Serve(lis)
 	}()
-	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDisableRetry()}, opts...)
+	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)
+	if !grpcRetry {
+		opts = append(opts, grpc.WithDisableRetry())
+	}
 	conn, err := grpc.NewClient("passthrough:///"+lis.Addr().String(), opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -24,6 +24,10 @@ import (
 // past the deadline), and otherwise the last status's code; errors.As finds
 // the *retry.Error with the attempts made and the last status.
 //
+// grpc's own retry (a retryPolicy in the service config) runs beneath the
+// interceptor, once per attempt, so the attempts multiply: dial with
+// grpc.WithDisableRetry.
+//
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
 	c := newConfig(opts)

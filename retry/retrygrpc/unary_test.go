@@ -253,3 +253,29 @@ func TestUnaryHooksSeeEachRetry(t *testing.T) {
 	require.True(t, events[1].Hinted)
 	require.Equal(t, codes.Unavailable, status.Code(events[1].Err))
 }
+
+// grpcRetryConfig has grpc retry Unavailable itself, twice per call.
+const grpcRetryConfig = `{"methodConfig": [{"name": [{"service": "grpc.health.v1.Health"}],
+	"retryPolicy": {"maxAttempts": 2, "initialBackoff": "0.001s", "maxBackoff": "0.001s",
+	"backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
+
+// TestUnaryGRPCRetryMultiplies shows why the docs say to dial with
+// grpc.WithDisableRetry: grpc's own retry runs under each of the
+// interceptor's attempts, so the attempts multiply.
+func TestUnaryGRPCRetryMultiplies(t *testing.T) {
+	for _, tc := range []struct {
+		grpcRetry bool
+		want      int
+	}{{grpcRetry: true, want: 4}, {grpcRetry: false, want: 2}} {
+		h := &health{steps: []step{{code: codes.Unavailable}}}
+		clk := retrytest.NewClock()
+		p := policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk)
+		c := serveRetry(t, h, tc.grpcRetry,
+			grpc.WithDefaultServiceConfig(grpcRetryConfig),
+			grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
+		done := check(t.Context(), c)
+		clk.Step(t)
+		require.ErrorIs(t, <-done, retry.ErrExhausted)
+		require.Equal(t, tc.want, h.count(), "grpc's retry on: %v", tc.grpcRetry)
+	}
+}

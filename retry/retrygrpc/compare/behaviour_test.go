@@ -14,6 +14,9 @@ import (
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry/retrygrpc"
 )
 
 // Each test runs every library through one scenario, logs what it did (the
@@ -188,4 +191,19 @@ func TestStorm(t *testing.T) {
 			require.Equal(t, 3.0, amp)
 		})
 	}
+	// retrykit with a retry budget shared by the connection's calls (the
+	// SRE book's 10 %): retries stop once they pass a tenth of the calls.
+	t.Run("retrykit+budget", func(t *testing.T) {
+		h := &health{steps: []step{{code: codes.Unavailable}}}
+		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithBudget(policy.NewBudget(0.1, 0))
+		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
+		const calls = 50
+		for range calls {
+			_, err := c.Check(t.Context(), req)
+			require.Equal(t, codes.Unavailable, status.Code(err))
+		}
+		amp := float64(len(h.calls())) / calls
+		t.Logf("retrykit with policy.NewBudget(0.1, 0): %.2f attempts per call against a dead server", amp)
+		require.LessOrEqual(t, amp, 1.2)
+	})
 }
