@@ -3,6 +3,8 @@ package retrygrpc_test
 import (
 	"context"
 	"io"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,4 +175,58 @@ func TestStreamAttemptTimeoutRefused(t *testing.T) {
 	require.Equal(t, codes.Internal, status.Code(err))
 	require.ErrorIs(t, err, retry.ErrInvalid)
 	require.Zero(t, h.count())
+}
+
+// flakyCreds are per-call credentials that fail the first fails calls with
+// Unavailable: grpc then fails to open the stream at all.
+type flakyCreds struct{ fails atomic.Int32 }
+
+func (c *flakyCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	if c.fails.Add(-1) >= 0 {
+		return nil, status.Error(codes.Unavailable, "credentials not ready")
+	}
+	return nil, nil
+}
+
+func (c *flakyCreds) RequireTransportSecurity() bool { return false }
+
+func TestStreamThatCannotOpenIsRetried(t *testing.T) {
+	h := &health{steps: []step{{code: codes.OK}}}
+	c, clk := streaming(t, h, policy.Constant(time.Second))
+	creds := &flakyCreds{}
+	creds.fails.Store(2)
+	done := make(chan error, 1)
+	var got []healthpb.HealthCheckResponse_ServingStatus
+	go func() {
+		s, err := c.Watch(t.Context(), req, grpc.PerRPCCredentials(creds))
+		if err != nil {
+			done <- err
+			return
+		}
+		for {
+			m, err := s.Recv()
+			if err != nil {
+				done <- err
+				return
+			}
+			got = append(got, m.GetStatus())
+		}
+	}()
+	clk.Step(t)
+	clk.Step(t)
+	require.Equal(t, io.EOF, <-done)
+	require.Equal(t, []healthpb.HealthCheckResponse_ServingStatus{serving}, got)
+	require.Equal(t, 1, h.count(), "the failed attempts never reached the server")
+	require.Equal(t, []string{"2"}, h.seen())
+}
+
+func TestStreamTooLargeToReplayIsCommitted(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable}, {code: codes.OK}}}
+	c, clk := streaming(t, h, policy.Constant(time.Second))
+	s, err := c.Watch(t.Context(), &healthpb.HealthCheckRequest{Service: strings.Repeat("x", retrygrpc.MaxReplay)})
+	require.NoError(t, err)
+	_, err = s.Recv()
+	require.Equal(t, codes.Unavailable, status.Code(err), "a request over MaxReplay cannot be replayed")
+	require.Equal(t, 1, h.count())
+	require.Zero(t, clk.Waits())
 }
