@@ -26,6 +26,7 @@ type step struct {
 	pushback  []string   // values of the pushback trailer, if any
 	sendFirst bool       // Watch: send a message before ending with code
 	header    bool       // Watch: send a header before ending with code
+	hang      bool       // Check: answer only when the call's context ends
 }
 
 // health is grpc's health service played by a script: call i follows
@@ -81,6 +82,10 @@ func (h *health) end(ctx context.Context, s step) error {
 
 func (h *health) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 	s := h.next(ctx)
+	if s.hang {
+		<-ctx.Done()
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
 	if s.code != codes.OK {
 		return nil, h.end(ctx, s)
 	}

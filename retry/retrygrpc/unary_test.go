@@ -279,3 +279,15 @@ func TestUnaryGRPCRetryMultiplies(t *testing.T) {
 		require.Equal(t, tc.want, h.count(), "grpc's retry on: %v", tc.grpcRetry)
 	}
 }
+
+func TestUnaryAttemptTimeoutRetried(t *testing.T) {
+	arrived := make(chan int, 2)
+	h := &health{steps: []step{{hang: true}, {code: codes.OK}}, onCall: func(n int) { arrived <- n }}
+	c, clk := unary(t, h, policy.Constant(time.Second).WithAttemptTimeout(5*time.Second))
+	done := check(t.Context(), c)
+	require.Equal(t, 1, <-arrived)
+	clk.Add(5 * time.Second) // the first attempt's own deadline passes; the caller's context is live
+	require.Equal(t, time.Second, clk.Step(t))
+	require.NoError(t, <-done)
+	require.Equal(t, 2, <-arrived)
+}
