@@ -45,7 +45,8 @@ const (
 	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 )
 
-// An Option configures an interceptor when it is built.
+// An Option configures an interceptor when it is built; a nil Option is
+// ignored.
 type Option func(*config)
 
 // WithCodes replaces the set of status codes that are retried (by default

@@ -33,8 +33,8 @@ var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would
 // commits the stream) and CloseSend are replayed. The retry happens inside
 // the RecvMsg (or NewStream) that saw the failure.
 //
-// A policy with a per-attempt timeout is refused with codes.Internal: the
-// timeout would cut off the stream. The interceptor is safe for concurrent
+// An invalid policy, or one with a per-attempt timeout (which would cut off
+// the stream), is refused with codes.Internal before the stream is opened. The interceptor is safe for concurrent
 // use; each stream follows grpc.ClientStream's rules (one goroutine sending,
 // one receiving).
 func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientInterceptor {
@@ -43,6 +43,9 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		cp, on := policyFor(p, callOpts)
 		if !on {
 			return streamer(ctx, desc, cc, method, callOpts...)
+		}
+		if err := cp.Validate(); err != nil {
+			return nil, toStatus(fmt.Errorf("retrygrpc: %w: %w", retry.ErrInvalid, err))
 		}
 		if cp.AttemptTimeout() > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)

@@ -230,3 +230,13 @@ func TestStreamTooLargeToReplayIsCommitted(t *testing.T) {
 	require.Equal(t, 1, h.count())
 	require.Zero(t, clk.Waits())
 }
+
+func TestStreamInvalidPolicy(t *testing.T) {
+	h := &health{steps: []step{{code: codes.OK}}}
+	c, _ := streaming(t, h, policy.Constant(-time.Second))
+	_, err := c.Watch(t.Context(), req)
+	require.Equal(t, codes.Internal, status.Code(err))
+	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.Zero(t, h.count())
+}

@@ -87,6 +87,15 @@ func TestUnaryCodesReplaceable(t *testing.T) {
 	require.Equal(t, 2, h.count())
 }
 
+func TestUnaryNoCodesRetriesNothing(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable}, {code: codes.OK}}}
+	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithCodes(), nil)
+	_, err := c.Check(t.Context(), req)
+	require.Equal(t, codes.Unavailable, status.Code(err))
+	require.Equal(t, 1, h.count())
+	require.Zero(t, clk.Waits())
+}
+
 func TestUnaryExhausted(t *testing.T) {
 	h := &health{steps: []step{{code: codes.Unavailable}}}
 	c, clk := unary(t, h, policy.Constant(time.Second).WithMaxAttempts(3))
@@ -234,6 +243,7 @@ func TestUnaryInvalidPolicy(t *testing.T) {
 	_, err := c.Check(t.Context(), req)
 	require.Equal(t, codes.Internal, status.Code(err))
 	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, h.count())
 }
 
