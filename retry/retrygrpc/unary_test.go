@@ -250,7 +250,7 @@ func TestUnaryInvalidPolicy(t *testing.T) {
 func TestUnaryHooksSeeEachRetry(t *testing.T) {
 	h := &health{steps: []step{{code: codes.Unavailable}, {code: codes.Unavailable, pushback: []string{"2500"}}, {code: codes.OK}}}
 	var events []retry.RetryEvent
-	hooks := &retry.Hooks{OnRetry: func(e retry.RetryEvent) { events = append(events, e) }}
+	hooks := &retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { events = append(events, e) }}
 	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithRetryOptions(retry.WithHooks(hooks)))
 	done := check(t.Context(), c)
 	clk.Step(t)

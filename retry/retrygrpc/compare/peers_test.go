@@ -67,7 +67,7 @@ func retrykitOptions(rec *delays) []retrygrpc.Option {
 		return nil
 	}
 	return []retrygrpc.Option{retrygrpc.WithRetryOptions(retry.WithHooks(&retry.Hooks{
-		OnRetry: func(e retry.RetryEvent) { rec.add(e.Delay) },
+		OnRetry: func(_ context.Context, e retry.RetryEvent) { rec.add(e.Delay) },
 	}))}
 }
 

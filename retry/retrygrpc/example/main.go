@@ -81,7 +81,7 @@ func main() {
 	p := policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(5).
 		WithJitter(backoff.Jitter{Kind: backoff.Equal})
 	hooks := retrygrpc.WithRetryOptions(retry.WithHooks(&retry.Hooks{
-		OnRetry: func(e retry.RetryEvent) {
+		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			why := "the schedule"
 			if e.Hinted {
 				why = "the server's pushback"
