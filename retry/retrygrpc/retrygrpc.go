@@ -15,6 +15,10 @@
 // (gRPC's A6 design). A call's own deadline governs every attempt. Per call,
 // [WithPolicy] and [WithoutRetry] override the interceptor's policy.
 //
+// A storm guard is part of the policy: build each connection's interceptors
+// with p.WithGuard(policy.NewGuard(...)) to give that connection, that is
+// that dependency, a guard of its own.
+//
 // It is a module of its own so that users of retrykit's core never download
 // gRPC.
 package retrygrpc

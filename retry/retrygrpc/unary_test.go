@@ -301,3 +301,61 @@ func TestUnaryAttemptTimeoutRetried(t *testing.T) {
 	require.NoError(t, <-done)
 	require.Equal(t, 2, <-arrived)
 }
+
+func TestUnaryPushbackAboveCapHonoured(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable, pushback: []string{"3000"}}, {code: codes.OK}}}
+	c, clk := unary(t, h, policy.Exponential(100*time.Millisecond).WithCap(time.Second))
+	done := check(t.Context(), c)
+	require.Equal(t, 3*time.Second, clk.Step(t), "a server hint is not cut to the cap")
+	require.NoError(t, <-done)
+	require.Equal(t, 2, h.count())
+}
+
+func TestUnaryPushbackAboveHintCeiling(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable, pushback: []string{"3000"}}, {code: codes.OK}}}
+	c, clk := unary(t, h, policy.Constant(100*time.Millisecond).WithMaxHint(2*time.Second))
+	_, err := c.Check(t.Context(), req)
+	require.ErrorIs(t, err, retry.ErrHintTooLong)
+	require.Equal(t, codes.Unavailable, status.Code(err), "the last status's code")
+	require.Contains(t, status.Convert(err).Message(), "hint ceiling")
+	require.Equal(t, 1, h.count())
+	require.Zero(t, clk.Waits(), "never slept, never shortened")
+}
+
+// TestGuardPerConnection: a storm guard is part of the policy, so each
+// client connection gets its own by being built with a policy that holds
+// it. A dead dependency exhausts its connection's guard; another
+// connection's guard still allows retries, unless it is the same guard.
+func TestGuardPerConnection(t *testing.T) {
+	p := policy.Constant(0).WithMaxAttempts(3)
+	dead := &health{steps: []step{{code: codes.Unavailable}}}
+	deadGuard := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	a, _ := unary(t, dead, p.WithGuard(deadGuard))
+	// 10 tokens, retries while more than 5 are left: 3 attempts, then 2,
+	// then one per call.
+	var err error
+	for range 4 {
+		_, err = a.Check(t.Context(), req)
+	}
+	require.Equal(t, 3+2+1+1, dead.count())
+	require.ErrorIs(t, err, retry.ErrThrottled)
+	require.Equal(t, codes.Unavailable, status.Code(err))
+
+	for _, tc := range []struct {
+		name  string
+		guard *policy.Guard
+		want  codes.Code
+		calls int
+	}{
+		{"own guard", policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio), codes.OK, 2},
+		{"the dead connection's guard", deadGuard, codes.Unavailable, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flaky := &health{steps: []step{{code: codes.Unavailable}, {code: codes.OK}}}
+			b, _ := unary(t, flaky, p.WithGuard(tc.guard))
+			_, err := b.Check(t.Context(), req)
+			require.Equal(t, tc.want, status.Code(err))
+			require.Equal(t, tc.calls, flaky.count())
+		})
+	}
+}

@@ -206,4 +206,19 @@ func TestStorm(t *testing.T) {
 		t.Logf("retrykit with policy.NewBudget(0.1, 0): %.2f attempts per call against a dead server", amp)
 		require.LessOrEqual(t, amp, 1.2)
 	})
+	// retrykit with the connection's own storm guard, as recommended.
+	t.Run("retrykit+guard", func(t *testing.T) {
+		h := &health{steps: []step{{code: codes.Unavailable}}}
+		g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithGuard(g)
+		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
+		const calls = 50
+		for range calls {
+			_, err := c.Check(t.Context(), req)
+			require.Equal(t, codes.Unavailable, status.Code(err))
+		}
+		amp := float64(len(h.calls())) / calls
+		t.Logf("retrykit with policy.NewGuard(%v, %v): %.2f attempts per call against a dead server", policy.DefaultGuardTokens, policy.DefaultGuardRatio, amp)
+		require.Equal(t, 53, len(h.calls()), "3 attempts, then 2, then 1 per call")
+	})
 }
