@@ -97,15 +97,17 @@ func (c *config) retryable(code codes.Code) bool {
 // classify turns a failed attempt's error into what retry.Do needs to hear:
 // the error itself (retry, or stop if the caller's context is done),
 // retry.Permanent (stop with this status), or retry.After (the server's
-// pushback). attempt is the attempt's context, caller the call's.
-func (c *config) classify(caller, attempt context.Context, err error, trailer metadata.MD) error {
+// pushback). attempt is the attempt's context, caller the call's. The
+// policy's own predicate is asked here, so that an error it refuses is
+// returned as the server sent it, never wrapped in a hint.
+func (c *config) classify(p policy.Policy, caller, attempt context.Context, err error, trailer metadata.MD) error {
 	if caller.Err() != nil {
 		return err // retry.Do stops with the context's error and this one
 	}
 	if attempt.Err() != nil {
 		return err // the policy's per-attempt timeout: retry.Do retries it
 	}
-	if !c.retryable(status.Code(err)) {
+	if !c.retryable(status.Code(err)) || !p.Retryable(err) {
 		return retry.Permanent(err)
 	}
 	v := trailer[PushbackKey]

@@ -57,7 +57,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 			s.cs = cs
 			return s, nil
 		}
-		if err := s.retry(c.classify(ctx, ctx, err, nil), nil); err != nil {
+		if err := s.retry(c.classify(cp, ctx, ctx, err, nil), nil); err != nil {
 			return nil, err
 		}
 		return s, nil
@@ -178,7 +178,7 @@ func (s *clientStream) RecvMsg(m any) error {
 		s.commit()
 		return err
 	}
-	return s.retry(s.cfg.classify(s.caller, s.caller, err, cs.Trailer()), m)
+	return s.retry(s.cfg.classify(s.p, s.caller, s.caller, err, cs.Trailer()), m)
 }
 
 // retry runs retry.Do over new attempts after the attempt that failed with
@@ -207,7 +207,7 @@ func (s *clientStream) attempt(ctx context.Context, m any) error {
 	cs, err := s.streamer(withPrevious(ctx, s.n), s.desc, s.cc, s.method, s.opts...)
 	if err != nil {
 		s.mu.Unlock()
-		return s.cfg.classify(s.caller, ctx, err, nil)
+		return s.cfg.classify(s.p, s.caller, ctx, err, nil)
 	}
 	s.cs = cs
 	for _, msg := range s.sent {
@@ -235,5 +235,5 @@ func (s *clientStream) attempt(ctx context.Context, m any) error {
 		s.commit()
 		return retry.Permanent(err)
 	}
-	return s.cfg.classify(s.caller, ctx, err, cs.Trailer())
+	return s.cfg.classify(s.p, s.caller, ctx, err, cs.Trailer())
 }

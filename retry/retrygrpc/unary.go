@@ -37,7 +37,7 @@ func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInt
 			return invoker(ctx, method, req, reply, cc, callOpts...)
 		}
 		u := unaryPool.Get().(*unaryCall)
-		u.cfg, u.caller, u.method, u.req, u.reply, u.cc, u.invoker = c, ctx, method, req, reply, cc, invoker
+		u.cfg, u.p, u.caller, u.method, u.req, u.reply, u.cc, u.invoker = c, cp, ctx, method, req, reply, cc, invoker
 		// The trailer option reads the pushback of a failed attempt.
 		u.opts = append(append(u.buf[:0], callOpts...), grpc.Trailer(&u.trailer))
 		err := retry.Do(ctx, u.attempt, cp, c.retryOpts...)
@@ -50,6 +50,7 @@ func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInt
 // at once allocates nothing of its own.
 type unaryCall struct {
 	cfg     *config
+	p       policy.Policy
 	caller  context.Context
 	method  string
 	req     any
@@ -71,7 +72,7 @@ func (u *unaryCall) attempt(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	return u.cfg.classify(u.caller, ctx, err, u.trailer)
+	return u.cfg.classify(u.p, u.caller, ctx, err, u.trailer)
 }
 
 func (u *unaryCall) release() {

@@ -359,3 +359,17 @@ func TestGuardPerConnection(t *testing.T) {
 		})
 	}
 }
+
+func TestUnaryPolicyPredicateConsulted(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable, pushback: []string{"1000"}}, {code: codes.OK}}}
+	never := func(error) bool { return false }
+	c, clk := unary(t, h, policy.Constant(time.Second).WithRetryIf(never))
+	_, err := c.Check(t.Context(), req)
+	require.Equal(t, codes.Unavailable, status.Code(err))
+	st, ok := status.FromError(err)
+	require.True(t, ok)
+	require.Equal(t, "scripted Unavailable", st.Message(), "the server's status as it was sent")
+	require.Equal(t, err.Error(), st.Err().Error(), "not wrapped")
+	require.Equal(t, 1, h.count())
+	require.Zero(t, clk.Waits())
+}
