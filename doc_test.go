@@ -23,7 +23,7 @@ import (
 // A wrapper turns one snippet into a Go file: the snippet's own imports and
 // these, the stub declarations it refers to, and a function whose body it is.
 type wrapper struct {
-	imports []string // beyond those the snippet imports itself
+	imports []string // beyond those the snippet imports itself; "name path" for a named import
 	decls   string   // package-level declarations the snippet refers to
 	sig     string   // the function's parameters and results, "" for ()
 	after   string   // statements after the snippet that use what it declares
@@ -65,6 +65,11 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		decls:   "var get func(context.Context) (*http.Response, error)\n\nfunc closeBody(resp *http.Response) { resp.Body.Close() }",
 		sig:     "(ctx context.Context)",
 		after:   "_, _ = resp, err",
+	},
+	"README.md: gRPC": {
+		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
+			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrygrpc"},
+		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
 	},
 	"README.md: Testing retry code": {
 		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
@@ -367,18 +372,26 @@ func receiverName(e ast.Expr) string {
 // root, with root's requirements and go.sum, so that nothing is downloaded.
 func writeScratchModule(t *testing.T, root, dir string) {
 	t.Helper()
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	// The gRPC module requires everything the root does, and gRPC for its
+	// snippets: the scratch module starts from its go.mod.
+	grpcDir := filepath.Join(root, "retry", "retrygrpc")
+	gomod, err := os.ReadFile(filepath.Join(grpcDir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mod := regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(gomod, []byte("module snippets"))
-	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n", root)
+	mod = regexp.MustCompile(`(?m)^replace .*$`).ReplaceAll(mod, nil)
+	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retrygrpc v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retry/retrygrpc => %s\n", root, grpcDir)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
+	var sum []byte
+	for _, d := range []string{root, grpcDir} {
+		b, err := os.ReadFile(filepath.Join(d, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum = append(sum, b...)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
@@ -406,6 +419,10 @@ func wrap(snippet string, w wrapper) []byte {
 		}
 	}
 	for _, imp := range w.imports {
+		if name, path, ok := strings.Cut(imp, " "); ok { // a named import
+			imports = append(imports, fmt.Sprintf("%s %q", name, path))
+			continue
+		}
 		imports = append(imports, fmt.Sprintf("%q", imp))
 	}
 	var b bytes.Buffer

@@ -8,6 +8,7 @@
 # The raw results are kept in bench/out/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
+export GOWORK=off # this module is not in the repository's go.work
 
 BENCHSTAT=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 count=${COUNT:-6}

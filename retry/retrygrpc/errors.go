@@ -1,0 +1,70 @@
+package retrygrpc
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/retrykit/retrykit/retry"
+)
+
+// statusError is what the interceptors return when retrying, not the
+// server, ended a call: the *retry.Error (attempts, elapsed, cause, last
+// status) with a gRPC status, so that status.Code and status.FromError give
+// a sensible code and errors.Is / errors.As reach the cause and the last
+// status.
+type statusError struct {
+	err error
+	st  *status.Status
+}
+
+func (e *statusError) Error() string              { return e.err.Error() }
+func (e *statusError) Unwrap() error              { return e.err }
+func (e *statusError) GRPCStatus() *status.Status { return e.st }
+
+// toStatus gives what retry.Do returned the status a gRPC caller expects:
+//
+//   - nil, a server's status (a code that is not retried, a pushback that
+//     said stop) and io.EOF pass as they are;
+//   - the caller's deadline (also a wait that would end past it) becomes
+//     codes.DeadlineExceeded, its cancellation codes.Canceled;
+//   - an attempt or time limit, a spent budget, a storm guard that denied
+//     the retry or a pushback above the policy's hint ceiling keeps the last
+//     status's code and details, with a message that says why retrying
+//     stopped;
+//   - an invalid policy or option becomes codes.Internal.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *retry.Error
+	if !errors.As(err, &re) {
+		if errors.Is(err, retry.ErrInvalid) {
+			return &statusError{err: err, st: status.New(codes.Internal, err.Error())}
+		}
+		return err
+	}
+	code := codes.Unknown
+	var last *status.Status
+	if re.Last != nil {
+		last = status.Convert(re.Last)
+		code = last.Code()
+	}
+	switch {
+	case errors.Is(re.Cause, context.DeadlineExceeded):
+		code = codes.DeadlineExceeded
+	case errors.Is(re.Cause, context.Canceled):
+		code = codes.Canceled
+	}
+	var st *status.Status
+	if last != nil {
+		p := last.Proto() // a copy, details included
+		p.Code, p.Message = int32(code), err.Error()
+		st = status.FromProto(p)
+	} else {
+		st = status.New(code, err.Error())
+	}
+	return &statusError{err: err, st: st}
+}

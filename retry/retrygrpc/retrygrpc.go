@@ -1,0 +1,170 @@
+// Package retrygrpc retries gRPC client calls with retrykit policies, through
+// a unary and a stream client interceptor:
+//
+//	p := policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).WithMaxAttempts(4)
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithDisableRetry(), // one retry layer, not two
+//		grpc.WithChainUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)),
+//		grpc.WithChainStreamInterceptor(retrygrpc.StreamClientInterceptor(p)),
+//	)
+//
+// By default only codes.Unavailable is retried ([WithCodes] replaces the set),
+// a server's grpc-retry-pushback-ms trailer is honoured as a server hint
+// (retry.After), and a stream is retried only until it is committed: once a
+// response message or header has reached the client it is never replayed
+// (gRPC's A6 design). A call's own deadline governs every attempt. Per call,
+// [WithPolicy] and [WithoutRetry] override the interceptor's policy.
+//
+// A storm guard is part of the policy: build each connection's interceptors
+// with p.WithGuard(policy.NewGuard(...)) to give that connection, that is
+// that dependency, a guard of its own.
+//
+// It is a module of its own so that users of retrykit's core never download
+// gRPC.
+package retrygrpc
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+const (
+	// PushbackKey is the trailer in which a server asks the client to wait
+	// before retrying, in milliseconds (gRPC A6). A negative or unparseable
+	// value, or more than one value, asks it not to retry at all.
+	PushbackKey = "grpc-retry-pushback-ms"
+	// PreviousAttemptsKey is the request header that tells the server how
+	// many attempts of this call came before (gRPC A6). It is absent on the
+	// first attempt and carries 1, 2, … on the retries.
+	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
+)
+
+// An Option configures an interceptor when it is built; a nil Option is
+// ignored.
+type Option func(*config)
+
+// WithCodes replaces the set of status codes that are retried (by default
+// codes.Unavailable alone: the server did not process the request). With no
+// codes nothing is retried. Whatever the set, a call whose own context is
+// done is not retried.
+func WithCodes(cs ...codes.Code) Option {
+	cs = append([]codes.Code(nil), cs...)
+	return func(c *config) { c.codes = cs }
+}
+
+// WithRetryOptions passes opts to every retry.Do the interceptor runs, for
+// example retry.WithHooks to log each attempt.
+func WithRetryOptions(opts ...retry.Option) Option {
+	opts = append([]retry.Option(nil), opts...)
+	return func(c *config) { c.retryOpts = opts }
+}
+
+// config is an interceptor's settings, fixed when it is built.
+type config struct {
+	codes     []codes.Code
+	retryOpts []retry.Option
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{codes: []codes.Code{codes.Unavailable}}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+func (c *config) retryable(code codes.Code) bool {
+	for _, r := range c.codes {
+		if r == code {
+			return true
+		}
+	}
+	return false
+}
+
+// classify turns a failed attempt's error into what retry.Do needs to hear:
+// the error itself (retry, or stop if the caller's context is done),
+// retry.Permanent (stop with this status), or retry.After (the server's
+// pushback). attempt is the attempt's context, caller the call's. The
+// policy's own predicate is asked here, so that an error it refuses is
+// returned as the server sent it, never wrapped in a hint.
+func (c *config) classify(p policy.Policy, caller, attempt context.Context, err error, trailer metadata.MD) error {
+	if caller.Err() != nil {
+		return err // retry.Do stops with the context's error and this one
+	}
+	if attempt.Err() != nil {
+		return err // the policy's per-attempt timeout: retry.Do retries it
+	}
+	if !c.retryable(status.Code(err)) || !p.Retryable(err) {
+		return retry.Permanent(err)
+	}
+	v := trailer[PushbackKey]
+	if len(v) == 0 {
+		return err
+	}
+	// A6: a negative, unparseable or repeated pushback means "do not retry".
+	if len(v) > 1 {
+		return retry.Permanent(err)
+	}
+	ms, perr := strconv.ParseInt(v[0], 10, 64)
+	if perr != nil || ms < 0 {
+		return retry.Permanent(err)
+	}
+	d := time.Duration(math.MaxInt64)
+	if ms < int64(math.MaxInt64/time.Millisecond) {
+		d = time.Duration(ms) * time.Millisecond
+	}
+	return retry.After(d, err)
+}
+
+// callOption is a per-call override, found among a call's grpc.CallOptions.
+type callOption struct {
+	grpc.EmptyCallOption
+	p   policy.Policy
+	off bool
+}
+
+// WithPolicy returns a call option that retries this call under p instead of
+// the interceptor's policy.
+func WithPolicy(p policy.Policy) grpc.CallOption { return &callOption{p: p} }
+
+// WithoutRetry returns a call option that makes exactly one attempt, as if
+// there were no interceptor.
+func WithoutRetry() grpc.CallOption { return &callOption{off: true} }
+
+// policyFor returns the policy for a call with opts, and false when the call
+// is not to be retried. The last override wins.
+func policyFor(p policy.Policy, opts []grpc.CallOption) (policy.Policy, bool) {
+	on := true
+	for _, o := range opts {
+		if co, ok := o.(*callOption); ok {
+			if co.off {
+				on = false
+			} else {
+				p, on = co.p, true
+			}
+		}
+	}
+	return p, on
+}
+
+// withPrevious returns ctx carrying the previous-attempts header for attempt
+// n (counting the first call); the first attempt's ctx is ctx itself.
+func withPrevious(ctx context.Context, n int) context.Context {
+	if n <= 1 {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, PreviousAttemptsKey, strconv.Itoa(n-1))
+}

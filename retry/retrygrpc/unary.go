@@ -1,0 +1,82 @@
+package retrygrpc
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// UnaryClientInterceptor returns an interceptor that retries unary calls
+// under p: a failed attempt whose code is retried (see [WithCodes]) and that
+// the policy's own predicate, if any, accepts is made again after the
+// policy's delay or the server's pushback, until it succeeds or the policy,
+// the pushback or the call's context says stop. Retries carry the
+// grpc-previous-rpc-attempts header.
+//
+// The error returned is the server's status when it was not retried, or one
+// whose status.Code is codes.DeadlineExceeded or codes.Canceled when the
+// call's context ended it (at once, without starting a wait that would end
+// past the deadline), and otherwise the last status's code; errors.As finds
+// the *retry.Error with the attempts made and the last status.
+//
+// grpc's own retry (a retryPolicy in the service config) runs beneath the
+// interceptor, once per attempt, so the attempts multiply: dial with
+// grpc.WithDisableRetry.
+//
+// The interceptor is safe for concurrent use by any number of calls.
+func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
+	c := newConfig(opts)
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+		cp, on := policyFor(p, callOpts)
+		if !on {
+			return invoker(ctx, method, req, reply, cc, callOpts...)
+		}
+		u := unaryPool.Get().(*unaryCall)
+		u.cfg, u.p, u.caller, u.method, u.req, u.reply, u.cc, u.invoker = c, cp, ctx, method, req, reply, cc, invoker
+		// The trailer option reads the pushback of a failed attempt.
+		u.opts = append(append(u.buf[:0], callOpts...), grpc.Trailer(&u.trailer))
+		err := retry.Do(ctx, u.attempt, cp, c.retryOpts...)
+		u.release()
+		return toStatus(err)
+	}
+}
+
+// unaryCall is one unary call's state, pooled so that a call that succeeds
+// at once allocates nothing of its own.
+type unaryCall struct {
+	cfg     *config
+	p       policy.Policy
+	caller  context.Context
+	method  string
+	req     any
+	reply   any
+	cc      *grpc.ClientConn
+	invoker grpc.UnaryInvoker
+	opts    []grpc.CallOption
+	buf     [8]grpc.CallOption
+	trailer metadata.MD
+	n       int
+}
+
+var unaryPool = sync.Pool{New: func() any { return new(unaryCall) }}
+
+func (u *unaryCall) attempt(ctx context.Context) error {
+	u.n++
+	u.trailer = nil
+	err := u.invoker(withPrevious(ctx, u.n), u.method, u.req, u.reply, u.cc, u.opts...)
+	if err == nil {
+		return nil
+	}
+	return u.cfg.classify(u.p, u.caller, ctx, err, u.trailer)
+}
+
+func (u *unaryCall) release() {
+	clear(u.opts)
+	*u = unaryCall{}
+	unaryPool.Put(u)
+}
