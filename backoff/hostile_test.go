@@ -33,3 +33,11 @@ func TestKeyedHostileTimes(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedNilSchedulePanicsAtConstruction(t *testing.T) {
+	for _, s := range []backoff.Schedule{nil, backoff.ScheduleFunc(nil), (*backoff.Exponential)(nil)} {
+		require.Panics(t, func() { backoff.Cap(s, time.Second) }, "Cap(%#v)", s)
+		require.Panics(t, func() { backoff.NewStrategy(s) }, "NewStrategy(%#v)", s)
+		require.Panics(t, func() { backoff.NewKeyed[string](s, time.Minute) }, "NewKeyed(%#v)", s)
+	}
+}

@@ -53,7 +53,8 @@ type keyedEntry struct {
 // NewKeyed[string](backoff.Kubelet(), 600*time.Second): the idle window is
 // twice the cap. An idle ≤ 0 means keys never start over by themselves and
 // are removed only by [Keyed.Forget]; the table's memory then stays at the
-// most keys it ever held. A nil s panics.
+// most keys it ever held. A nil s, or one holding a nil function or
+// pointer, panics here.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	mustSchedule(s, "NewKeyed")
 	if idle <= 0 {

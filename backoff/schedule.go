@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"math"
+	"reflect"
 	"time"
 )
 
@@ -43,7 +44,9 @@ func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
 // the result then only clamps negative delays to zero.
 //
 // The cap is a ceiling, never a stop condition: attempts past the point where
-// the cap is reached keep waiting the cap. A nil s panics.
+// the cap is reached keep waiting the cap. A nil s, or one holding a nil
+// function or pointer (ScheduleFunc(nil)), panics here rather than at the
+// first Delay.
 func Cap(s Schedule, limit time.Duration) Schedule {
 	mustSchedule(s, "Cap")
 	return capped{s: s, limit: limit}
@@ -68,9 +71,22 @@ const (
 // schedule: a programming error that no configuration can cause (package
 // policy reports a nil custom schedule as an invalid policy instead).
 func mustSchedule(s Schedule, fn string) {
-	if s == nil {
+	if isNil(s) {
 		panic("backoff: " + fn + ": nil Schedule")
 	}
+}
+
+// isNil reports whether s is nil or holds a nil function or pointer (a
+// ScheduleFunc(nil), a nil *T), which would panic at the first Delay.
+func isNil(s Schedule) bool {
+	if s == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(s); v.Kind() {
+	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 type capped struct {

@@ -84,8 +84,12 @@ func (b *Budget) tryRetry(now time.Time) bool {
 
 // String describes the budget as it was given, for example
 // "budget 10% floor 0/s" for NewBudget(0.1, 0) and "budget 7% floor 0/s"
-// for NewBudget(0.07, 0).
+// for NewBudget(0.07, 0); a nil *Budget, the budget of a policy that has
+// none, is "no budget".
 func (b *Budget) String() string {
+	if b == nil {
+		return "no budget"
+	}
 	return "budget " + percent(b.ratio) + "% floor " + formatFloat(b.floor) + "/s"
 }
 

@@ -97,6 +97,7 @@ func TestBudgetValidation(t *testing.T) {
 	} {
 		require.Equal(t, tt.want, policy.NewBudget(tt.ratio, tt.floor).String())
 	}
+	require.Equal(t, "no budget", policy.Default().Budget().String(), "a policy's nil budget prints")
 }
 
 func BenchmarkBudget(b *testing.B) {

@@ -112,13 +112,21 @@ func (g *Guard) allowRetry() bool {
 }
 
 // Tokens returns the tokens left, from 0 to the capacity: a gauge for
-// metrics. Retries are allowed while it is above half the capacity.
+// metrics. Retries are allowed while it is above half the capacity. A nil
+// *Guard, the guard of a policy that has none, has 0.
 func (g *Guard) Tokens() float64 {
+	if g == nil {
+		return 0
+	}
 	return float64(g.tokens.Load()) / guardScale
 }
 
-// String describes the guard, for example "guard 10 tokens ratio 0.2".
+// String describes the guard, for example "guard 10 tokens ratio 0.2"; a
+// nil *Guard is "no guard".
 func (g *Guard) String() string {
+	if g == nil {
+		return "no guard"
+	}
 	if g.err != nil {
 		return "guard (invalid)"
 	}

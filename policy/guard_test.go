@@ -120,6 +120,8 @@ func TestPolicyWithGuard(t *testing.T) {
 	require.Nil(t, q.WithGuard(nil).Guard())
 	require.True(t, q.WithGuard(nil).Simple())
 	require.Equal(t, "guard 10 tokens ratio 0.4", g.String())
+	require.Equal(t, "no guard", p.Guard().String(), "a policy's nil guard prints")
+	require.Zero(t, p.Guard().Tokens())
 	require.NoError(t, q.WithBudget(policy.NewBudget(0.1, 0)).Validate(), "a guard and a budget compose")
 }
 

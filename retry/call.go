@@ -41,7 +41,7 @@ func (c *call) begin() error {
 	}
 	c.clk = c.p.Clock()
 	if err := done(c.ctx); err != nil {
-		return c.finish(0, c.stopped(err, 0, nil, time.Time{}), time.Time{})
+		return c.finish(0, c.stopped(err, 0, 0, nil, time.Time{}), time.Time{})
 	}
 	b := c.p.Budget()
 	if b != nil || c.p.ResetRule().AfterStableRun > 0 {
@@ -77,7 +77,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	var (
 		pos      int           // the schedule's position: waits since the last start-over
 		prev     time.Duration // the last wait
-		since    int           // attempts since the last start-over (Loop) or the start
+		since    int           // attempts since the start (Do); failed runs in a row (Loop)
 		epoch    time.Time     // where elapsed times count from
 		runStart = c.begun     // when the current attempt started (stable-run rule)
 		lastFail time.Time     // when the previous attempt failed (idle rule)
@@ -92,6 +92,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		}
 	}
 	since = n
+	if c.loop && err == nil {
+		since = 0
+	}
 	for {
 		succeeded := err == nil
 		if succeeded && guard != nil {
@@ -114,7 +117,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		var now time.Time
-		if timed || (observed && epoch.IsZero()) {
+		if timed || ((observed || m.hinted) && epoch.IsZero()) {
 			now = c.now()
 		}
 		if epoch.IsZero() {
@@ -123,7 +126,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if ctxDone != nil {
 			select {
 			case <-ctxDone:
-				return c.finish(n, c.stopped(c.ctx.Err(), n, err, epoch), epoch)
+				return c.finish(n, c.stopped(c.ctx.Err(), n, since, err, epoch), epoch)
 			default:
 			}
 		}
@@ -138,17 +141,19 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				idle = now.Sub(lastFail)
 			}
 			if plumb.StartsOver(p, succeeded, now.Sub(runStart), idle) {
-				startedOver = pos > 0
+				// In Loop every start-over counts, the first run's too;
+				// in Do only one that has something to start over.
+				startedOver = pos > 0 || c.loop
 				pos, prev = 0, 0
 				if c.loop {
 					// A failed run that started the back-off over is the
-					// first failure of the new sequence; a success is none.
+					// first failure of the new sequence.
 					since, epoch = 1, now
-					if succeeded {
-						since = 0
-					}
 				}
 			}
+		}
+		if c.loop && succeeded {
+			since = 0 // a success ends a run of failures, whatever the reset rule
 		}
 		if !succeeded {
 			lastFail = now
@@ -200,7 +205,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		}
 		if d > 0 {
 			if cerr := c.wait(d); cerr != nil {
-				return c.finish(n, c.stopped(cerr, n, err, epoch), epoch)
+				return c.finish(n, c.stopped(cerr, n, since, err, epoch), epoch)
 			}
 		}
 		prev = d
@@ -220,7 +225,11 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			err = c.attempt(fn, timeout)
 		}
 		n += k
-		since += k
+		if c.loop && err == nil {
+			since = 0
+		} else {
+			since += k
+		}
 	}
 }
 
@@ -300,7 +309,7 @@ func (c *call) since(epoch time.Time) time.Duration {
 func (c *call) giveUp(n, since int, last error, epoch time.Time, cause error, detail string) *Error {
 	e := &Error{Attempts: n, Elapsed: c.since(epoch), Last: last, Cause: cause, detail: detail}
 	if c.loop {
-		e.Attempts, e.total = since, n
+		e.Attempts, e.total, e.loop = since, n, true
 	}
 	return e
 }
@@ -308,8 +317,8 @@ func (c *call) giveUp(n, since int, last error, epoch time.Time, cause error, de
 // stopped builds the error for a call that ended because ctx is done, with
 // cause = ctx.Err(). Only call it once Done is closed: some contexts read
 // their error without a lock.
-func (c *call) stopped(cause error, n int, last error, epoch time.Time) *Error {
-	e := &Error{Attempts: n, Elapsed: c.since(epoch), Last: last, Cause: cause}
+func (c *call) stopped(cause error, n, since int, last error, epoch time.Time) *Error {
+	e := c.giveUp(n, since, last, epoch, cause, "")
 	if cc := context.Cause(c.ctx); cc != nil && cc != cause && cc != c.ctx.Err() {
 		e.ctxCause = cc
 	}

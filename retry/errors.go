@@ -34,9 +34,9 @@ var ErrInvalid = errors.New("retry: invalid call")
 // can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
-	// first call. For [Loop] it is what the attempt limit counts: the runs
-	// since the back-off last started over (the message gives the total
-	// too).
+	// first call. For [Loop] it is what the attempt limit counts: the
+	// failed runs in a row, since the last successful run or start-over
+	// (the message gives the total too).
 	Attempts int
 	// Elapsed is the time from the end of the first attempt to the stop
 	// (for Loop, from the end of the run that last started the back-off
@@ -44,8 +44,9 @@ type Error struct {
 	// way, so that a first-try success reads no clock. It is 0 when the
 	// call stopped before or right at its first attempt's end. A call that
 	// nothing but its operation can stop (no limit, hooks, budget or guard,
-	// and a context that is never done) is not timed: when a hint above the
-	// ceiling ends it, Elapsed counts from that hint.
+	// and a context that is never done) is timed only from its first
+	// failure that carries a hint: when a hint above the ceiling ends it,
+	// Elapsed counts from there.
 	Elapsed time.Duration
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).
@@ -56,7 +57,8 @@ type Error struct {
 	// would have ended after the context's deadline).
 	Cause error
 
-	total    int    // Loop: every run, when Attempts counts from a start-over
+	loop     bool   // a Loop's error: Attempts counts failed runs in a row
+	total    int    // Loop: every run
 	detail   string // what ended it, in words, when Cause alone does not say
 	ctxCause error  // context.Cause, when it differs from Cause
 	hint     bool   // a hinted wait was too long for the deadline or limit: matches ErrHintTooLong
@@ -68,18 +70,19 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("retry: ")
+	head := strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: ")
+	if errors.Is(e.Cause, ErrExhausted) {
+		head = "gave up"
+	}
 	switch {
-	case e.Attempts == 0:
+	case e.Attempts == 0 && e.total == 0:
 		fmt.Fprintf(&b, "%v before the first attempt", e.Cause)
-	case errors.Is(e.Cause, ErrExhausted):
-		fmt.Fprintf(&b, "gave up after %s", attempts(e.Attempts))
+	case e.loop:
+		fmt.Fprintf(&b, "%s after %d failed %s in a row (%s in all)", head, e.Attempts, plural(e.Attempts, "run"), count(e.total, "run"))
 	default:
-		fmt.Fprintf(&b, "%s after %s", strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: "), attempts(e.Attempts))
+		fmt.Fprintf(&b, "%s after %s", head, count(e.Attempts, "attempt"))
 	}
-	if e.total > e.Attempts {
-		fmt.Fprintf(&b, " since the back-off last started over (%d in all)", e.total)
-	}
-	if e.Attempts > 0 && e.Elapsed > 0 {
+	if (e.Attempts > 0 || e.total > 0) && e.Elapsed > 0 {
 		fmt.Fprintf(&b, " in %v", roundElapsed(e.Elapsed))
 	}
 	if e.detail != "" {
@@ -114,11 +117,14 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-func attempts(n int) string {
+// count says "1 attempt" or "5 attempts".
+func count(n int, noun string) string { return fmt.Sprintf("%d %s", n, plural(n, noun)) }
+
+func plural(n int, noun string) string {
 	if n == 1 {
-		return "1 attempt"
+		return noun
 	}
-	return fmt.Sprintf("%d attempts", n)
+	return noun + "s"
 }
 
 func roundElapsed(d time.Duration) time.Duration {

@@ -18,14 +18,17 @@ import (
 // after a run that lasted ten minutes whatever its outcome. The policy's
 // attempt and time limits count from the last start-over (the time limit
 // from the end of the run that started over), so that WithMaxAttempts(5)
-// means "give up after five failed runs in a row without a reset"; they end
-// Loop with an [*Error] matching [ErrExhausted] whose Attempts are the runs
-// they counted. A run that succeeded never makes Loop give up.
+// means "give up after five failed runs in a row"; they end Loop with an
+// [*Error] matching [ErrExhausted] whose Attempts are the failed runs they
+// counted. A run that succeeded never makes Loop give up, and ends a run of
+// failures whatever the reset rule.
 //
 // Each run is a call for the policy's retry budget (it deposits); the pause
 // after a failed run is a retry and spends from it, the pause after a
 // successful run is not and spends nothing, so a healthy Loop is never
-// denied.
+// denied. A budget counts the last ten seconds only, so a Loop whose runs
+// last longer builds no credit there and a crash is denied at once: give
+// such loops a guard (policy.NewGuard), which counts outcomes, not time.
 //
 // Each wait is reported to the hooks' OnRetry (with Err nil after a run that
 // succeeded, and Reset set when the back-off started over). When ctx ends

@@ -156,7 +156,7 @@ func TestLoopFirstRunSuccessStartsOver(t *testing.T) {
 	var re *retry.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 2, re.Attempts, "the runs the limit counted")
-	require.EqualError(t, err, "retry: gave up after 2 attempts since the back-off last started over (3 in all) in 20ms: container exited with code 1")
+	require.EqualError(t, err, "retry: gave up after 2 failed runs in a row (3 runs in all) in 20ms: container exited with code 1")
 }
 
 func TestLoopAlwaysSucceedingNeverExhausts(t *testing.T) {
@@ -264,4 +264,53 @@ func TestLoopCannotSpin(t *testing.T) {
 	err := retry.Loop(context.Background(), runs(nil, []error{retry.After(0, errCrash)}, nil, &n), policy.Constant(0).WithMaxAttempts(4).WithClock(clk))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.Equal(t, []time.Duration{retry.LoopMinPause, retry.LoopMinPause, retry.LoopMinPause}, clk.Waits())
+}
+
+func TestLoopCancelledErrorCountsFailedRunsInARow(t *testing.T) {
+	// Runs: success, failure, failure; cancelled during the next wait.
+	clk := retrytest.NewClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Loop(ctx, func(context.Context) error {
+			if n.Add(1) == 1 {
+				return nil
+			}
+			return errCrash
+		}, policy.Constant(time.Second).WithClock(clk))
+	}()
+	clk.Step(t)
+	clk.Step(t)
+	clk.NextWait(t)
+	cancel()
+	err := result(t, done)
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 2, re.Attempts, "the failed runs in a row, as the attempt limit counts them")
+	require.EqualError(t, err, "retry: context canceled after 2 failed runs in a row (3 runs in all) in 2s: container exited with code 1")
+}
+
+func TestLoopSuccessEndsTheFailuresWhateverTheResetRule(t *testing.T) {
+	// The stable-run rule alone does not start over on success, but a
+	// success still ends a run of failures: two failures in a row are
+	// needed to give up.
+	clk := newVClock()
+	n := 0
+	p := policy.Constant(0).WithMaxAttempts(2).WithResetRule(policy.ResetRule{AfterStableRun: time.Hour}).WithClock(clk)
+	err := retry.Loop(context.Background(), runs(nil, []error{errCrash, nil, errCrash, nil, errCrash, errCrash}, nil, &n), p)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 6, n)
+}
+
+func TestLoopFirstRunSuccessIsReportedAsAStartOver(t *testing.T) {
+	clk := newVClock()
+	var ev events
+	n := 0
+	err := retry.Loop(context.Background(), runs(nil, []error{nil, nil, errCrash}, nil, &n),
+		policy.Constant(time.Second).WithMaxAttempts(1).WithClock(clk), retry.WithHooks(ev.hooks()))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Len(t, ev.retries, 2)
+	require.True(t, ev.retries[0].StartedOver, "the first run's success starts over like any later one")
+	require.True(t, ev.retries[1].StartedOver)
 }

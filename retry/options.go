@@ -27,7 +27,8 @@ func collect(opts []Option) Option {
 }
 
 // WithHooks returns an Option that tells h about the call's retries and its
-// end. A nil h, or nil fields in it, are skipped.
+// end. A call has one Hooks: when several WithHooks are given, the last
+// non-nil h wins. A nil h is skipped, and so are nil fields in h.
 func WithHooks(h *Hooks) Option { return Option{hooks: h} }
 
 // DiscardValue returns an Option for [DoValue] that hands cleanup every
