@@ -31,8 +31,25 @@ func (t *Transport) hedged(req *http.Request) bool {
 
 // hedgeState is the part of a call its concurrent attempts share.
 type hedgeState struct {
-	mu      sync.Mutex
-	pending []*http.Response // retryable responses not yet released
+	mu       sync.Mutex
+	pending  []*http.Response        // retryable responses not yet released
+	released map[*http.Response]bool // responses released, by either path
+}
+
+// release drains and closes r once, however many paths hand it over: a
+// losing retryable response is both pending and discarded.
+func (hs *hedgeState) release(clk policy.Clock, r *http.Response) {
+	hs.mu.Lock()
+	if hs.released[r] {
+		hs.mu.Unlock()
+		return
+	}
+	if hs.released == nil {
+		hs.released = map[*http.Response]bool{}
+	}
+	hs.released[r] = true
+	hs.mu.Unlock()
+	release(clk, r)
 }
 
 // runHedged is run for a hedged request.
@@ -51,7 +68,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		hs.pending = nil
 		hs.mu.Unlock()
 		for _, r := range held {
-			release(clk, r)
+			hs.release(clk, r)
 		}
 		if h := c.t.hooks; h != nil && h.OnRetry != nil {
 			h.OnRetry(ctx, e)
@@ -91,7 +108,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		}
 		return resp, serr
 	}
-	discard := retry.DiscardValue(func(r *http.Response) { release(clk, r) })
+	discard := retry.DiscardValue(func(r *http.Response) { hs.release(clk, r) })
 	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedge(c.t.hedge), retry.WithHooks(&hooks), discard)
 	if err == nil {
 		return resp, nil
@@ -104,6 +121,6 @@ func (c *call) runHedged() (*http.Response, error) {
 	if ctx.Err() == nil {
 		return resp, nil
 	}
-	release(clk, resp)
+	hs.release(clk, resp)
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
 }

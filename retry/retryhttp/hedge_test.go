@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -210,3 +211,69 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 	require.Equal(t, 1, e.Hedges)
 	require.Equal(t, 2, e.Won)
 }
+
+// countedBody counts every Close, so that a second one shows.
+type countedBody struct {
+	io.Reader
+	closes atomic.Int32
+}
+
+func (b *countedBody) Close() error { b.closes.Add(1); return nil }
+
+func TestHedgedRetryableResponsesAreClosedOnce(t *testing.T) {
+	// Two rounds of two attempts, every one answered 503: the first of a
+	// round answers once its hedge has. Each response but the final one is
+	// released exactly once, though it is both held for the wait and a
+	// loser of its round.
+	var mu sync.Mutex
+	var bodies []*countedBody
+	hedged := make(chan struct{}, 4)
+	var n atomic.Int32
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		i := n.Add(1)
+		if i%2 == 1 {
+			<-hedged // the first of its round waits for its hedge to answer
+		} else {
+			defer func() { hedged <- struct{}{} }()
+		}
+		b := &countedBody{Reader: strings.NewReader("busy")}
+		mu.Lock()
+		bodies = append(bodies, b)
+		mu.Unlock()
+		return &http.Response{StatusCode: 503, Status: "503 Service Unavailable", Header: http.Header{}, Body: b}, nil
+	})
+	clk := retrytest.NewClock()
+	client := hedgingClient(t, rt, clk, 4)
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, err := client.Get("http://example.invalid/")
+		require.NoError(t, err)
+		done <- resp
+	}()
+	require.Equal(t, time.Second, clk.Step(t), "round 1: the hedge delay")
+	require.Equal(t, time.Second, clk.Step(t), "the back-off")
+	require.Equal(t, time.Second, clk.Step(t), "round 2: the hedge delay")
+	resp := <-done
+	require.Equal(t, 503, resp.StatusCode)
+	require.NoError(t, resp.Body.Close())
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range bodies {
+			if b.closes.Load() == 0 {
+				return false
+			}
+		}
+		return true
+	}, 5*time.Second, time.Millisecond, "every response is closed")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, bodies, 4)
+	for i, b := range bodies {
+		require.EqualValues(t, 1, b.closes.Load(), "response %d closed once", i+1)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
