@@ -95,12 +95,13 @@ const DefaultLatencyWindow = 1000
 // successful attempt, measured on the policy's clock.
 //
 // It keeps two histograms of window samples each, with buckets on a
-// logarithmic scale (2 KB in all, whatever the traffic): the current one
-// fills up, then replaces the previous one and starts empty, so the
-// estimate covers the last window to 2 × window samples and follows a
-// change within about window samples. The estimate is a bucket's upper
-// edge: at most 12.5 % above the true percentile of the samples, never
-// below it. It is worked out anew every 16 samples, and there is none until
+// logarithmic scale (about 2.3 KB in all, whatever the traffic and the
+// window): the current one fills up, then replaces the previous one and
+// starts empty, so the estimate covers the last window to 2 × window samples
+// and follows a change within about window samples. The estimate is a
+// bucket's upper edge: for a percentile between about 1µs and 36 minutes,
+// at most 12.5 % above the true percentile of the samples and never below
+// it; a shorter one is estimated as 1.024µs, and a longer one as 36m39s. It is worked out anew every 16 samples, and there is none until
 // the window holds enough samples for ten of them to lie above the
 // percentile.
 //

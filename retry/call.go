@@ -97,7 +97,10 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	}
 	for {
 		succeeded := err == nil
-		if succeeded && guard != nil {
+		// A hedged round's attempt that was counted as failed for being
+		// slow is not counted again, whatever it returned.
+		counted := c.hedge != nil && c.hedge.charged
+		if succeeded && guard != nil && !counted {
 			plumb.GuardSuccess(guard)
 		}
 		if succeeded && !c.loop {
@@ -122,6 +125,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		}
 		if epoch.IsZero() {
 			epoch = now // zero while nothing observes it
+			if c.hedge != nil && !c.hedge.firstEnd.IsZero() {
+				epoch = c.hedge.firstEnd // the first attempt ended before its round did
+			}
 		}
 		if ctxDone != nil {
 			select {
@@ -130,7 +136,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			default:
 			}
 		}
-		if !succeeded && guard != nil { // an outcome that says something about the dependency
+		if !succeeded && guard != nil && !counted { // an outcome that says something about the dependency
 			plumb.GuardFailure(guard)
 		}
 

@@ -25,17 +25,20 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // attempts' contexts are cancelled (Hedge does not wait for them to return).
 // A failure does not end the round while other attempts of it still run;
 // when every attempt of the round has failed, the error of the last one to
-// fail goes through the policy as Do's would (a back-off wait, then a new
+// fail (or of one that carried a hint) goes through the policy as Do's would (a back-off wait, then a new
 // round, or the end of the call). A [Permanent] error or one the policy does
 // not retry ends the call at once, cancelling the others: the operation
 // itself was refused, and its copies would be too. An error hinted with
 // [After] starts no further hedge in its round.
 //
 // Every hedge counts as an attempt for the policy's attempt limit and as a
-// retry for its budget and guard: no hedge is started that they deny, and
-// the guard counts the attempt a hedge is started beside as failed, so that
-// when the dependency slows down as a whole the guard soon stops the hedges
-// rather than let them double its load. No hedge is started whose delay
+// retry for its budget and guard: no hedge is started that they deny. An
+// attempt still running at the hedge delay counts as failed for the guard,
+// once, whether or not a hedge may start beside it, and its success, should
+// it come, puts nothing back: when the dependency slows down as a whole the
+// guard closes and stops the hedges (and retries) rather than let them
+// double its load. When every attempt of a round has failed, a server's
+// hint ([After]) from any of them sets the wait before the next round. No hedge is started whose delay
 // would end after ctx's deadline or, from the second round on, past the
 // policy's time limit. The hedge delay is not jittered; the back-off between
 // rounds is jittered as the policy says. With a policy.Latency, the latency
@@ -134,9 +137,11 @@ type hedger struct {
 	drop    func(any) // a value the call does not return; nil: nothing to clean up
 
 	// Written by the call's goroutine only.
-	hedges  int   // hedges started so far
-	won     int   // the attempt whose success ended the call
-	prevErr error // the error the last round ended with
+	hedges   int       // hedges started so far
+	won      int       // the attempt whose success ended the call
+	prevErr  error     // the error the last round ended with
+	charged  bool      // the attempt whose result the last round returned was already counted as failed
+	firstEnd time.Time // when the call's first attempt to return returned: where its elapsed time counts from
 }
 
 func newHedger(p policy.Policy, op func(context.Context) (any, error)) *hedger {
@@ -160,9 +165,10 @@ type outcome struct {
 // roundState is shared by a round and its attempts. Once over, an attempt
 // that returns settles its own outcome instead of reporting it.
 type roundState struct {
-	mu   sync.Mutex
-	over bool
-	ch   chan outcome // buffered for every attempt of the round: a send never blocks
+	mu      sync.Mutex
+	over    bool
+	ch      chan outcome                      // buffered for every attempt of the round: a send never blocks
+	charged [policy.MaxHedgeInFlight + 1]bool // attempts the guard already counted as failed, for being slow
 }
 
 // attempt runs one attempt of a round on its own goroutine.
@@ -181,10 +187,11 @@ func (h *hedger) attempt(ctx context.Context, r *roundState, i int) {
 		r.mu.Unlock()
 		return
 	}
+	charged := r.charged[i]
 	r.mu.Unlock()
 	// A loser. Its failure is most likely the cancellation, no news about
-	// the dependency; its success is.
-	if err == nil && h.guard != nil {
+	// the dependency; its success is, unless it was counted as slow.
+	if err == nil && h.guard != nil && !charged {
 		plumb.GuardSuccess(h.guard)
 	}
 	if h.drop != nil {
@@ -218,10 +225,14 @@ func (h *hedger) try(ctx context.Context) (any, error) {
 
 // settle tells the guard about an attempt the round does not return and
 // discards its value. Only an attempt that ended before the round did is
-// settled here, so its outcome is real.
-func (c *call) settle(o outcome) {
+// settled here, so its outcome is real. An attempt the guard already counted
+// as failed for being slow is not counted again.
+func (c *call) settle(r *roundState, o outcome) {
 	h := c.hedge
-	if h.guard != nil {
+	r.mu.Lock()
+	charged := r.charged[o.i]
+	r.mu.Unlock()
+	if h.guard != nil && !charged {
 		switch {
 		case o.err == nil:
 			plumb.GuardSuccess(h.guard)
@@ -262,11 +273,13 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 	go h.attempt(ctx, r, 1)
 
 	var (
-		last    outcome // the latest failure, kept until a later outcome replaces it
-		failed  bool
-		fire    <-chan time.Time
-		timer   *time.Timer
-		hedging = limit > 1
+		last       outcome // the latest failure, kept until a later outcome replaces it
+		failed     bool
+		lastHinted bool                              // last carries a hint (After)
+		reported   [policy.MaxHedgeInFlight + 1]bool // attempts whose outcome has come in
+		fire       <-chan time.Time
+		timer      *time.Timer
+		hedging    = limit > 1
 	)
 	stopTimer := func() {
 		if timer != nil {
@@ -287,14 +300,14 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 		for {
 			select {
 			case x := <-r.ch:
-				c.settle(x)
+				c.settle(r, x)
 				continue
 			default:
 			}
 			break
 		}
 		if failed && last.i != o.i {
-			c.settle(last)
+			c.settle(r, last)
 		}
 		if o.i > 0 && h.keep != nil {
 			h.keep(o.v)
@@ -302,6 +315,9 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 		if o.err == nil {
 			h.won = made + o.i
 		}
+		r.mu.Lock()
+		h.charged = o.i > 0 && r.charged[o.i]
+		r.mu.Unlock()
 		h.prevErr = o.err
 		return started, o.err
 	}
@@ -321,20 +337,53 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 		select {
 		case o := <-r.ch:
 			running--
-			if o.err == nil || running == 0 || !c.failure(o.err) {
+			reported[o.i] = true
+			if made == 0 && h.firstEnd.IsZero() {
+				h.firstEnd = c.now()
+			}
+			hinted := o.err != nil && inspect(o.err).hinted
+			if o.err == nil || !c.failure(o.err) {
 				return end(o)
 			}
-			if inspect(o.err).hinted { // the server asked for a pause
+			if running == 0 {
+				if failed && lastHinted && !hinted {
+					// The round's hint, from an attempt that failed
+					// earlier, goes through the policy: a server's word
+					// is not lost for another attempt's failing later.
+					c.settle(r, o)
+					return end(last)
+				}
+				return end(o)
+			}
+			if hinted { // the server asked for a pause
 				hedging = false
 				stopTimer()
 			}
-			if failed {
-				c.settle(last)
+			if failed && lastHinted && !hinted {
+				c.settle(r, o) // keep the hinted failure as the round's
+				continue
 			}
-			last, failed = o, true
+			if failed {
+				c.settle(r, last)
+			}
+			last, failed, lastHinted = o, true, hinted
 		case <-fire:
 			fire = nil
-			if !c.allowHedge() {
+			allowed := c.allowHedge()
+			if !reported[started] {
+				// The latest attempt has outlasted the hedge delay: slow,
+				// whether or not a hedge may start beside it. The guard
+				// counts it as failed, once, and its success, should it
+				// come, puts nothing back: a dependency that slows down
+				// as a whole closes the guard and stops the hedges.
+				r.mu.Lock()
+				r.charged[started] = true
+				r.mu.Unlock()
+				if h.guard != nil {
+					plumb.GuardFailure(h.guard)
+				}
+			}
+			if !allowed {
 				hedging = false
 				continue
 			}
@@ -384,22 +433,13 @@ func (c *call) hedgeDelay(epoch time.Time) (time.Duration, bool) {
 	return d, true
 }
 
-// allowHedge asks the guard and the budget for a hedge, as for a retry. The
-// guard counts the attempt the hedge is started beside as failed: it has
-// been slower than the hedge delay, and a dependency that is slow as a whole
-// must close the guard before the hedges double its load.
+// allowHedge asks the guard and the budget for a hedge, as for a retry.
 func (c *call) allowHedge() bool {
 	h := c.hedge
 	if h.guard != nil && !plumb.GuardAllowRetry(h.guard) {
 		return false
 	}
 	// The budget is asked second, as for a retry, so that a hedge the guard
-	// denies spends nothing; the guard is charged only for a hedge made.
-	if h.budget != nil && !plumb.BudgetTryRetry(h.budget, c.now()) {
-		return false
-	}
-	if h.guard != nil {
-		plumb.GuardFailure(h.guard)
-	}
-	return true
+	// denies spends nothing.
+	return h.budget == nil || plumb.BudgetTryRetry(h.budget, c.now())
 }

@@ -187,7 +187,7 @@ func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
 		starts int
 		tokens float64
 	}{
-		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), 1, 5.1},
+		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), 1, 4}, // no hedge; the slow attempt counts as failed, and its success puts nothing back
 		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), 2, 9.1}, // the hedged-over attempt counts as failed, the winner refills 0.1
 		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), 1, 0},
 		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), 2, 0},
@@ -474,6 +474,67 @@ func TestHedgeDeniedByTheBudgetCostsTheGuardNothing(t *testing.T) {
 		a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
 		require.NoError(t, retry.Hedge(context.Background(), a.op, p))
 		require.Equal(t, 1, a.starts())
-		require.InDelta(t, 10, g.Tokens(), 1e-9, "full: no hedge was made, and the success refilled nothing above the capacity")
+		require.InDelta(t, 9, g.Tokens(), 1e-9, "no hedge was made and the budget denial cost nothing; the slow attempt counts as failed once, and its success puts nothing back")
+	})
+}
+
+func TestHedgesStopWhenTheDependencyIsSlowAsAWhole(t *testing.T) {
+	// Every attempt takes 100ms, far past the 10ms hedge delay: each slow
+	// attempt counts as failed, its success puts nothing back, so the guard
+	// closes after a few calls and no hedge doubles the load after that.
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+		var ev events
+		p := hedged(10 * time.Millisecond).WithGuard(g)
+		hedges := make([]int, 0, 200)
+		for range 200 {
+			ev = events{}
+			a := &attemptPlan{steps: []step{{after: 100 * time.Millisecond}}}
+			require.NoError(t, retry.Hedge(context.Background(), a.op, p, retry.WithHooks(ev.hooks())))
+			hedges = append(hedges, ev.dones[0].Hedges)
+		}
+		total := 0
+		for _, h := range hedges {
+			total += h
+		}
+		require.LessOrEqual(t, total, 5, "hedges before the guard closed")
+		for i, h := range hedges[100:] {
+			require.Zero(t, h, "call %d hedged while the dependency is slow as a whole", 100+i)
+		}
+	})
+}
+
+func TestHedgedTimeLimitCountsFromTheFirstAttempt(t *testing.T) {
+	// Attempt 1 fails at 15ms; its hedge, started at 10ms, takes 10s. The
+	// 100ms limit counts from 15ms: no round follows, and Elapsed says 10s.
+	synctest.Test(t, func(t *testing.T) {
+		p := policy.Constant(10*time.Millisecond).WithMaxElapsed(100*time.Millisecond).
+			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond})
+		a := &attemptPlan{steps: []step{{after: 15 * time.Millisecond, err: errFlaky}, {after: 10 * time.Second, err: errFlaky}, {after: 5 * time.Millisecond, err: errFlaky}}}
+		err := retry.Hedge(context.Background(), a.op, p)
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.Equal(t, 2, a.starts(), "no round after the first")
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 10*time.Second+10*time.Millisecond-15*time.Millisecond, re.Elapsed)
+	})
+}
+
+func TestHedgedHintIsKeptWhicheverAttemptFailsLast(t *testing.T) {
+	// Attempt 1 fails at 30ms; its hedge, started at 10ms, fails at 12ms
+	// with a server's hint of 1s: the next round waits the hint, not the
+	// 100ms schedule.
+	synctest.Test(t, func(t *testing.T) {
+		p := policy.Constant(100*time.Millisecond).WithMaxAttempts(3).
+			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 2 * time.Millisecond, err: retry.After(time.Second, errFlaky)}, {after: time.Millisecond}}}
+		var ev events
+		start := time.Now()
+		require.NoError(t, retry.Hedge(context.Background(), a.op, p, retry.WithHooks(ev.hooks())))
+		require.Equal(t, 3, a.starts())
+		require.Len(t, ev.retries, 1)
+		require.True(t, ev.retries[0].Hinted)
+		require.Equal(t, time.Second, ev.retries[0].Delay)
+		require.Equal(t, 30*time.Millisecond+time.Second+time.Millisecond, time.Since(start))
 	})
 }

@@ -65,7 +65,7 @@ type Hooks struct {
 
 // RetryEvent describes a retry about to wait.
 type RetryEvent struct {
-	Attempt     int           // the attempt that just failed, counting the first call
+	Attempt     int           // the attempt that just failed, counting the first call (for Hedge, the last of its round to fail)
 	Err         error         // its error; nil for a Loop run that succeeded
 	Delay       time.Duration // the wait about to start
 	Elapsed     time.Duration // since the end of the first attempt (in Loop, of the run that last started the back-off over)
