@@ -188,7 +188,7 @@ func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
 		tokens float64
 	}{
 		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), 1, 4}, // no hedge; the slow attempt counts as failed, and its success puts nothing back
-		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), 2, 9.1}, // the hedged-over attempt counts as failed, the winner refills 0.1
+		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), 2, 9.1},    // the hedged-over attempt counts as failed, the winner refills 0.1
 		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), 1, 0},
 		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), 2, 0},
 	} {
@@ -508,7 +508,7 @@ func TestHedgedTimeLimitCountsFromTheFirstAttempt(t *testing.T) {
 	// Attempt 1 fails at 15ms; its hedge, started at 10ms, takes 10s. The
 	// 100ms limit counts from 15ms: no round follows, and Elapsed says 10s.
 	synctest.Test(t, func(t *testing.T) {
-		p := policy.Constant(10*time.Millisecond).WithMaxElapsed(100*time.Millisecond).
+		p := policy.Constant(10 * time.Millisecond).WithMaxElapsed(100 * time.Millisecond).
 			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond})
 		a := &attemptPlan{steps: []step{{after: 15 * time.Millisecond, err: errFlaky}, {after: 10 * time.Second, err: errFlaky}, {after: 5 * time.Millisecond, err: errFlaky}}}
 		err := retry.Hedge(context.Background(), a.op, p)
@@ -525,7 +525,7 @@ func TestHedgedHintIsKeptWhicheverAttemptFailsLast(t *testing.T) {
 	// with a server's hint of 1s: the next round waits the hint, not the
 	// 100ms schedule.
 	synctest.Test(t, func(t *testing.T) {
-		p := policy.Constant(100*time.Millisecond).WithMaxAttempts(3).
+		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).
 			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
 		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 2 * time.Millisecond, err: retry.After(time.Second, errFlaky)}, {after: time.Millisecond}}}
 		var ev events
