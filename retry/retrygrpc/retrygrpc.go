@@ -107,6 +107,11 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 	if attempt.Err() != nil {
 		return err // the policy's per-attempt timeout: retry.Do retries it
 	}
+	if ownTimeout(caller, attempt) && status.Code(err) == codes.DeadlineExceeded {
+		// The server, or the transport, saw the attempt's own deadline a
+		// moment before the attempt's context did: the same timeout.
+		return err
+	}
 	if !c.retryable(status.Code(err)) || !p.Retryable(err) {
 		return retry.Permanent(err)
 	}
@@ -129,6 +134,17 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 	return retry.After(d, err)
 }
 
+// ownTimeout reports whether attempt has a deadline of its own, before the
+// caller's: the policy's per-attempt timeout.
+func ownTimeout(caller, attempt context.Context) bool {
+	dl, ok := attempt.Deadline()
+	if !ok {
+		return false
+	}
+	cdl, cok := caller.Deadline()
+	return !cok || dl.Before(cdl)
+}
+
 // callOption is a per-call override, found among a call's grpc.CallOptions.
 type callOption struct {
 	grpc.EmptyCallOption
@@ -137,7 +153,8 @@ type callOption struct {
 }
 
 // WithPolicy returns a call option that retries this call under p instead of
-// the interceptor's policy.
+// the interceptor's policy. When a call has several WithPolicy and
+// WithoutRetry options, the last one wins.
 func WithPolicy(p policy.Policy) grpc.CallOption { return &callOption{p: p} }
 
 // WithoutRetry returns a call option that makes exactly one attempt, as if

@@ -34,9 +34,11 @@ var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would
 // the RecvMsg (or NewStream) that saw the failure.
 //
 // An invalid policy, or one with a per-attempt timeout (which would cut off
-// the stream), is refused with codes.Internal before the stream is opened. The interceptor is safe for concurrent
-// use; each stream follows grpc.ClientStream's rules (one goroutine sending,
-// one receiving).
+// the stream), is refused with codes.Internal before the stream is opened.
+// The interceptor is safe for concurrent use; each stream follows
+// grpc.ClientStream's rules (one goroutine sending, one receiving, at the
+// same time). Once retrying has ended with an error, every later RecvMsg
+// returns that error and opens no new attempt.
 func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientInterceptor {
 	c := newConfig(opts)
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {
@@ -84,7 +86,8 @@ type clientStream struct {
 	committed bool
 	sent      []proto.Message // copies of the messages sent, while not committed
 	size      int
-	closed    bool // CloseSend was called
+	closed    bool  // CloseSend was called
+	final     error // the error retrying ended with: every later RecvMsg returns it
 }
 
 var _ grpc.ClientStream = (*clientStream)(nil)
@@ -141,8 +144,9 @@ func (s *clientStream) Context() context.Context {
 // more messages (io.EOF); while a retry may follow, SendMsg then returns
 // nil and leaves the outcome to RecvMsg, as grpc's own retry does.
 func (s *clientStream) SendMsg(m any) error {
+	// The send itself runs without the lock: it can wait for flow control
+	// while the receiving goroutine needs the lock to take messages in.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.committed {
 		pm, ok := m.(proto.Message)
 		if ok {
@@ -154,8 +158,10 @@ func (s *clientStream) SendMsg(m any) error {
 			s.sent = append(s.sent, proto.Clone(pm))
 		}
 	}
-	err := s.cs.SendMsg(m)
-	if err == io.EOF && !s.committed {
+	cs, committed := s.cs, s.committed
+	s.mu.Unlock()
+	err := cs.SendMsg(m)
+	if err == io.EOF && !committed {
 		return nil
 	}
 	return err
@@ -164,6 +170,12 @@ func (s *clientStream) SendMsg(m any) error {
 // RecvMsg receives the next message. A failure before the stream is
 // committed is retried here, and the message comes from the new attempt.
 func (s *clientStream) RecvMsg(m any) error {
+	s.mu.Lock()
+	final := s.final
+	s.mu.Unlock()
+	if final != nil {
+		return final // retrying has ended: the stream's error, every time
+	}
 	cs, committed := s.current()
 	err := cs.RecvMsg(m)
 	if committed || err == nil || err == io.EOF {
@@ -178,7 +190,13 @@ func (s *clientStream) RecvMsg(m any) error {
 		s.commit()
 		return err
 	}
-	return s.retry(s.cfg.classify(s.p, s.caller, s.caller, err, cs.Trailer()), m)
+	err = s.retry(s.cfg.classify(s.p, s.caller, s.caller, err, cs.Trailer()), m)
+	if err != nil && err != io.EOF {
+		s.mu.Lock()
+		s.final = err
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // retry runs retry.Do over new attempts after the attempt that failed with

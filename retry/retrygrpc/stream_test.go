@@ -240,3 +240,18 @@ func TestStreamInvalidPolicy(t *testing.T) {
 	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, h.count())
 }
+
+func TestStreamRecvAfterItGaveUpOpensNoAttempt(t *testing.T) {
+	h := &health{steps: []step{{code: codes.Unavailable}}}
+	c, _ := streaming(t, h, policy.Constant(0).WithMaxAttempts(2))
+	s, err := c.Watch(t.Context(), &healthpb.HealthCheckRequest{Service: "retrykit.Store"})
+	require.NoError(t, err)
+	_, first := s.Recv()
+	require.ErrorIs(t, first, retry.ErrExhausted)
+	require.Equal(t, 2, h.count())
+	for range 3 {
+		_, err := s.Recv()
+		require.Equal(t, first, err, "the same error every time")
+	}
+	require.Equal(t, 2, h.count(), "no attempt after the stream gave up")
+}

@@ -26,7 +26,15 @@ import (
 //
 // grpc's own retry (a retryPolicy in the service config) runs beneath the
 // interceptor, once per attempt, so the attempts multiply: dial with
-// grpc.WithDisableRetry.
+// grpc.WithDisableRetry. The call's options are given to every attempt, so
+// one such as grpc.OnFinish runs once per attempt.
+//
+// A per-attempt timeout (policy.Policy.WithAttemptTimeout) gives each
+// attempt a deadline of its own, which gRPC sends to the server; an attempt
+// that runs out of it is retried, whether the client or the server noticed
+// first. The deadline follows the policy's clock, so a policy with a mock
+// clock and an attempt timeout sends the server the mock's time: test such
+// policies on the real clock (or inside testing/synctest).
 //
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {

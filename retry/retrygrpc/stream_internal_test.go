@@ -1,0 +1,78 @@
+package retrygrpc
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// blockedSend is a stream whose SendMsg waits, as gRPC's does on flow
+// control, until the other side has received.
+type blockedSend struct {
+	grpc.ClientStream
+	received chan struct{}
+}
+
+func (b *blockedSend) SendMsg(any) error { <-b.received; return nil }
+func (b *blockedSend) RecvMsg(any) error {
+	select {
+	case b.received <- struct{}{}:
+	default:
+	}
+	return nil
+}
+func (b *blockedSend) Header() (metadata.MD, error) { return metadata.MD{}, nil }
+func (b *blockedSend) Context() context.Context     { return context.Background() }
+func (b *blockedSend) CloseSend() error             { return nil }
+
+func TestStreamSendWaitingOnFlowControlDoesNotBlockRecv(t *testing.T) {
+	// One goroutine sends while another receives, as grpc.ClientStream
+	// allows: a send that waits for the peer must not hold the lock the
+	// receiver needs to take its message in.
+	fake := &blockedSend{received: make(chan struct{})}
+	streamer := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+		return fake, nil
+	}
+	cs, err := StreamClientInterceptor(policy.Constant(0))(context.Background(), &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, nil, "/x/y", streamer)
+	require.NoError(t, err)
+	sent := make(chan error, 1)
+	go func() { sent <- cs.SendMsg(wrapperspb.String("hello")) }()
+	time.Sleep(10 * time.Millisecond) // let the send take the lock and wait
+	recvd := make(chan error, 1)
+	go func() { recvd <- cs.RecvMsg(new(wrapperspb.StringValue)) }()
+	select {
+	case err := <-recvd:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("RecvMsg blocked behind a waiting SendMsg")
+	}
+	require.NoError(t, <-sent)
+}
+
+func TestAttemptDeadlineSeenFirstByTheServerIsRetried(t *testing.T) {
+	// The policy's per-attempt timeout ran out, and the server's
+	// DeadlineExceeded came in a moment before the attempt's own context
+	// was done: the same timeout, retried.
+	caller, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	attempt, cancelAttempt := context.WithTimeout(caller, time.Minute)
+	defer cancelAttempt()
+	c := newConfig(nil)
+	err := status.Error(codes.DeadlineExceeded, "stream terminated by RST_STREAM with error code: CANCEL")
+	got := c.classify(policy.Default(), caller, attempt, err, nil)
+	require.Same(t, err, got, "retried as the timeout it is, not made permanent")
+
+	// Without an attempt deadline of its own, the server's DeadlineExceeded
+	// is not in the retried set.
+	got = c.classify(policy.Default(), caller, caller, err, nil)
+	require.NotSame(t, err, got)
+}
