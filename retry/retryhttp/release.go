@@ -13,23 +13,26 @@ import (
 // its connection can be reused; a longer body is closed unread.
 const drainLimit = 64 << 10
 
-// drainTimeout bounds how long a retried response's body is read: a server
-// that sends its headers and then stalls costs the call at most this long,
-// and its connection is dropped. A healthy server's error page arrives in
-// well under it.
-const drainTimeout = time.Second
+// drainTimeout bounds how long a retried response's body is read, in real
+// time whatever the policy's clock: a server that sends its headers and
+// then stalls costs the call at most this long, and its connection is
+// dropped. A healthy server's error page arrives in well under it. It is a
+// variable for the package's tests only.
+var drainTimeout = time.Second
 
 // release drains a retried response's body (at most drainLimit bytes, for
-// at most drainTimeout on clk) and closes it, so that its connection can
-// carry other requests while the call waits.
-func release(clk policy.Clock, resp *http.Response) {
+// at most drainTimeout of real time) and closes it, so that its connection
+// can carry other requests while the call waits. The bound is real time
+// even under a mock clock: a test whose server stalls a body must not hang
+// until it thinks of advancing the mock.
+func release(_ policy.Clock, resp *http.Response) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
 	body := resp.Body
 	// Closing an http response body from another goroutine ends a Read
 	// blocked on it: net/http's transports drop the connection.
-	timer := afterFunc(clk, drainTimeout, func() { _ = body.Close() })
+	timer := time.AfterFunc(drainTimeout, func() { _ = body.Close() })
 	_, _ = io.CopyN(io.Discard, body, drainLimit)
 	timer.Stop()
 	_ = body.Close()

@@ -330,6 +330,8 @@ func TestAttemptTimeoutOnTheRealClock(t *testing.T) {
 	require.NotEmpty(t, errs)
 	for _, err := range errs { // a loaded machine may cut a later attempt too
 		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "as package retry's attempt timeouts")
+		require.NotErrorIs(t, err, context.Canceled, "the caller cancelled nothing")
 	}
 }
 

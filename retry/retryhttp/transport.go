@@ -13,6 +13,7 @@ package retryhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -50,7 +51,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 // rewound is sent once and not retried: never half-empty.
 //
 // A retried response is released before the wait that follows it: its body
-// is drained (up to 64 KiB, for at most one second) and closed, so that its
+// is drained (up to 64 KiB, for at most one second of real time, whatever
+// the policy's clock) and closed, so that its
 // connection can serve other requests while this one waits, and only its
 // status is kept for the error. A body that is longer, or that stalls, is
 // closed unread, which drops that one connection. The final response is
@@ -155,7 +157,9 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		p = p.WithAttemptTimeout(0)
 	}
 	for _, opt := range opts {
-		opt(t)
+		if opt != nil { // a nil Option is no option, as in package retry
+			opt(t)
+		}
 	}
 	switch {
 	case p.Guard() != nil:
@@ -375,11 +379,15 @@ func (e *attemptTimeoutError) Error() string {
 	return msg
 }
 
+// Unwrap returns ErrAttemptTimeout and context.DeadlineExceeded, as an
+// attempt timeout in package retry matches, and the base transport's error
+// unless it is only the context.Canceled of the cut itself: the caller
+// cancelled nothing.
 func (e *attemptTimeoutError) Unwrap() []error {
-	if e.err == nil {
-		return []error{retry.ErrAttemptTimeout}
+	if e.err == nil || errors.Is(e.err, context.Canceled) {
+		return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded}
 	}
-	return []error{retry.ErrAttemptTimeout, e.err}
+	return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded, e.err}
 }
 
 // CloseIdleConnections closes the idle connections of the base

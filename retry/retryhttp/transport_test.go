@@ -583,3 +583,9 @@ func TestUpgradedResponseKeepsItsWriteUnderAnAttemptTimeout(t *testing.T) {
 	require.Equal(t, "ping", string(buf))
 	require.NoError(t, rw.Close())
 }
+
+func TestNewSkipsANilOption(t *testing.T) {
+	tr, err := retryhttp.New(nil, policy.Default(), nil, retryhttp.WithGuard(nil), nil)
+	require.NoError(t, err)
+	require.NotNil(t, tr)
+}

@@ -1,0 +1,11 @@
+package retryhttp
+
+import "time"
+
+// SetDrainTimeout sets the bound on draining a retried body and returns a
+// function that restores it.
+func SetDrainTimeout(d time.Duration) (restore func()) {
+	old := drainTimeout
+	drainTimeout = d
+	return func() { drainTimeout = old }
+}
