@@ -1,0 +1,183 @@
+// Package retrysql runs database/sql transactions again when the database
+// aborts them for a reason a new attempt can cure: a serialization failure
+// or a deadlock (SQLSTATE 40001, 40P01), or a connection lost before COMMIT.
+//
+//	err := retrysql.Tx(ctx, db, &sql.TxOptions{Isolation: sql.LevelSerializable},
+//		func(ctx context.Context, tx *sql.Tx) error {
+//			_, err := tx.ExecContext(ctx, `UPDATE account SET balance = balance - 10 WHERE id = 1`)
+//			return err
+//		}, policy.Exponential(5*time.Millisecond).WithCap(time.Second).WithMaxAttempts(10))
+//
+// Errors are classified by their SQLSTATE through a SQLState() string
+// method, which the errors of pgx (*pgconn.PgError) and lib/pq (*pq.Error)
+// have, so this package imports no driver. A COMMIT whose outcome is unknown
+// is never run again: see [ErrAmbiguousCommit].
+package retrysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// Beginner starts transactions: *sql.DB and *sql.Conn are Beginners.
+type Beginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+var (
+	errNilDB       = fmt.Errorf("retrysql: nil database: %w", retry.ErrInvalid)
+	errNilFunction = fmt.Errorf("retrysql: nil function: %w", retry.ErrInvalid)
+	// ErrTxEnded is matched by the error [Tx] returns when fn committed or
+	// rolled back the transaction itself, which it must not do: Tx cannot
+	// tell whether the work landed, so it neither commits nor retries.
+	ErrTxEnded = errors.New("retrysql: the transaction was ended inside fn")
+)
+
+// Tx runs fn in a transaction begun on db with opts (nil: the driver's
+// defaults) and commits it. When the transaction fails for a reason that a
+// new attempt may cure, Tx rolls it back, waits as p says and runs the whole
+// transaction again: a new BeginTx, fn, COMMIT. It retries
+//
+//   - an error whose SQLSTATE is in the retried set (40001
+//     serialization_failure and 40P01 deadlock_detected unless [RetryCodes]
+//     replaces them), whether fn, BEGIN or COMMIT returned it: the server
+//     rolled the transaction back;
+//   - a connection error (a broken or refused connection, an EOF, a network
+//     error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN or fn:
+//     nothing was committed, and the pool hands the next attempt another
+//     connection.
+//
+// Tx returns
+//
+//   - nil once COMMIT succeeds;
+//   - any other error of fn, BEGIN or COMMIT as it is, after rolling back, so
+//     that errors.As finds the driver's error (a unique violation, 23505,
+//     comes back at once, fn having run once);
+//   - an [*AmbiguousCommitError], matching [ErrAmbiguousCommit] and the
+//     driver's error, when COMMIT failed in a way that leaves its outcome
+//     unknown: a connection error, or ctx ending while COMMIT was in flight.
+//     Such a transaction is not run again;
+//   - an error matching ctx's error when ctx is done: during fn (fn's error,
+//     as it is, or a *retry.Error keeping it), after fn but before COMMIT
+//     (nothing is committed), or during a wait between attempts;
+//   - the errors of retry.Do when p ends the call: a *retry.Error matching
+//     retry.ErrExhausted and the last error, for example;
+//   - an error matching [ErrTxEnded] when fn committed or rolled back the
+//     transaction itself;
+//   - an error matching retry.ErrInvalid, before anything runs, for a nil
+//     ctx, db or fn, an invalid policy or an invalid option.
+//
+// p's own retry predicate (policy.Policy.WithRetryIf), when it has one, is
+// asked too: an error is retried only when both agree.
+//
+// Every attempt that does not commit is rolled back, also when fn panics
+// (the panic then goes on unchanged), so no path holds a connection. When
+// ctx ends during a transaction, database/sql rolls it back on a goroutine
+// of its own, and the connection returns to the pool when that rollback
+// ends.
+//
+// fn may run several times, so it must not have effects outside the
+// transaction that cannot be repeated, and it must not call Commit or
+// Rollback. With a *sql.Conn, whose connection cannot be replaced, a
+// broken connection fails every attempt; give p an attempt limit.
+func Tx(ctx context.Context, db Beginner, opts *sql.TxOptions, fn func(context.Context, *sql.Tx) error, p policy.Policy, options ...Option) error {
+	switch d := db.(type) {
+	case nil:
+		return errNilDB
+	case *sql.DB:
+		if d == nil {
+			return errNilDB
+		}
+	case *sql.Conn:
+		if d == nil {
+			return errNilDB
+		}
+	}
+	if fn == nil {
+		return errNilFunction
+	}
+	s, err := collect(options)
+	if err != nil {
+		return err
+	}
+	r := run{db: db, opts: opts, fn: fn, codes: s.codes}
+	return retry.Do(ctx, r.attempt, p, s.retry...)
+}
+
+// run is the state of one Tx call.
+type run struct {
+	db       Beginner
+	opts     *sql.TxOptions
+	fn       func(context.Context, *sql.Tx) error
+	codes    []string
+	attempts int
+}
+
+// retryable reports whether err's SQLSTATE is in the retried set.
+func (r *run) retryable(err error) bool {
+	code := SQLState(err)
+	return code != "" && slices.Contains(r.codes, code)
+}
+
+// attempt runs the transaction once. It returns nil after a commit, a plain
+// error to retry, and an error marked retry.Permanent to stop.
+func (r *run) attempt(ctx context.Context) error {
+	r.attempts++
+	tx, err := r.db.BeginTx(ctx, r.opts)
+	if err != nil {
+		return r.retryOrStop(err)
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			// Runs on a panic in fn too. The attempt's own error is what
+			// the caller needs; a failed rollback (a broken connection)
+			// leaves the connection to be discarded by the pool.
+			_ = tx.Rollback()
+		}
+	}()
+	if err := r.fn(ctx, tx); err != nil {
+		return r.retryOrStop(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
+	}
+	finished = true
+	err = tx.Commit()
+	switch {
+	case err == nil:
+		return nil
+	case err == sql.ErrTxDone && ctx.Err() == nil:
+		// Commit did nothing: the transaction had ended before it, and
+		// not through ctx, so fn ended it.
+		return retry.Permanent(fmt.Errorf("%w (Commit: %w)", ErrTxEnded, err))
+	case (err == sql.ErrTxDone || err == ctx.Err()) && ctx.Err() != nil:
+		// database/sql's own check refused to send COMMIT because ctx was
+		// done; it rolls the transaction back.
+		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
+	case unsent(err):
+		return err // the driver sent nothing: the transaction is not committed
+	}
+	if code := SQLState(err); code != "" && !connectionState(code) {
+		// The server answered COMMIT with an error: it rolled back.
+		if r.retryable(err) {
+			return err
+		}
+		return retry.Permanent(err)
+	}
+	return retry.Permanent(&AmbiguousCommitError{Attempts: r.attempts, Err: err})
+}
+
+// retryOrStop classifies an error from BEGIN or fn, before any COMMIT.
+func (r *run) retryOrStop(err error) error {
+	if r.retryable(err) || connectionError(err) {
+		return err
+	}
+	return retry.Permanent(err)
+}
