@@ -43,9 +43,10 @@ func connectionState(code string) bool {
 }
 
 // connectionError reports whether err says that the connection to the
-// server failed (a broken or refused connection, an EOF, a network error,
-// a connection-class SQLSTATE) rather than the statement, and was not
-// caused by the caller's own context.
+// server failed (a broken, closed or refused connection, an EOF, a network
+// error, a connection-class SQLSTATE) rather than the statement, and was
+// not caused by a context. Before COMMIT, any such error leaves nothing
+// committed.
 func connectionError(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -54,14 +55,15 @@ func connectionError(err error) bool {
 		return connectionState(code)
 	}
 	var netErr net.Error
-	return errors.Is(err, driver.ErrBadConn) || errors.As(err, &netErr) ||
+	return unsent(err) || errors.Is(err, driver.ErrBadConn) || errors.As(err, &netErr) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
 }
 
 // unsent reports whether the driver marks err as raised before anything
-// was sent to the server (pgx's SafeToRetry method).
+// was sent to the server, or on a connection already closed (pgx's
+// SafeToRetry method).
 func unsent(err error) bool {
 	var s interface{ SafeToRetry() bool }
 	return errors.As(err, &s) && s.SafeToRetry()

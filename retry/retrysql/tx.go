@@ -48,8 +48,9 @@ var (
 //     serialization_failure and 40P01 deadlock_detected unless [RetryCodes]
 //     replaces them), whether fn, BEGIN or COMMIT returned it: the server
 //     rolled the transaction back;
-//   - a connection error (a broken or refused connection, an EOF, a network
-//     error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN or fn:
+//   - a connection error (a broken, closed or refused connection, an EOF, a
+//     network error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN
+//     or fn:
 //     nothing was committed, and the pool hands the next attempt another
 //     connection.
 //
@@ -60,9 +61,10 @@ var (
 //     that errors.As finds the driver's error (a unique violation, 23505,
 //     comes back at once, fn having run once);
 //   - an [*AmbiguousCommitError], matching [ErrAmbiguousCommit] and the
-//     driver's error, when COMMIT failed in a way that leaves its outcome
-//     unknown: a connection error, or ctx ending while COMMIT was in flight.
-//     Such a transaction is not run again;
+//     driver's error, when COMMIT failed with anything but the server's own
+//     refusal (an error with a SQLSTATE outside the connection classes): a
+//     connection error, ctx ending while COMMIT was in flight, an error
+//     the driver cannot place. Such a transaction is not run again;
 //   - an error matching ctx's error when ctx is done: during fn (fn's error,
 //     as it is, or a *retry.Error keeping it), after fn but before COMMIT
 //     (nothing is committed), or during a wait between attempts;
@@ -161,9 +163,10 @@ func (r *run) attempt(ctx context.Context) error {
 		// database/sql's own check refused to send COMMIT because ctx was
 		// done; it rolls the transaction back.
 		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
-	case unsent(err):
-		return err // the driver sent nothing: the transaction is not committed
 	}
+	// A driver's own claim that nothing was sent (pgx's SafeToRetry) is not
+	// trusted here: pgx v5.12.0 reports a connection that broke after
+	// COMMIT went out as "conn closed", which it marks safe to retry.
 	if code := SQLState(err); code != "" && !connectionState(code) {
 		// The server answered COMMIT with an error: it rolled back.
 		if r.retryable(err) {
