@@ -117,6 +117,7 @@ func runLoad(ctx context.Context, db *sql.DB, p policy.Policy, n int) loadResult
 func TestContention(t *testing.T) {
 	db := openDB(t, needServer(t).DSN())
 	db.SetMaxOpenConns(workers)
+	db.SetMaxIdleConns(workers)
 	setupAccounts(t, db)
 	ctx := testContext(t)
 	n := workers * perGo
@@ -150,6 +151,7 @@ func BenchmarkContention(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			db := openDB(b, needServer(b).DSN())
 			db.SetMaxOpenConns(workers)
+			db.SetMaxIdleConns(workers) // the default 2 would close and reopen connections while workers wait
 			setupAccounts(b, db)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -158,6 +160,7 @@ func BenchmarkContention(b *testing.B) {
 			b.ReportMetric(r.perSecond(), "tx/s")
 			b.ReportMetric(r.retriesPerTx(), "retries/tx")
 			b.ReportMetric(float64(len(r.failed)), "gave-up")
+			b.ReportMetric(float64(db.Stats().MaxIdleClosed+db.Stats().MaxLifetimeClosed), "conns-closed")
 			if sum := count(b, db, `SELECT sum(balance) FROM account`); sum != accounts*opening {
 				b.Fatalf("total balance %d, want %d", sum, accounts*opening)
 			}
