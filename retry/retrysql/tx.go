@@ -84,6 +84,11 @@ var (
 // of its own, and the connection returns to the pool when that rollback
 // ends.
 //
+// Between attempts the connection is back in the pool. Give the pool as
+// many idle connections as there are concurrent transactions
+// (sql.DB.SetMaxIdleConns; the default is 2), or it closes connections
+// while their goroutines wait and opens new ones afterwards.
+//
 // fn may run several times, so it must not have effects outside the
 // transaction that cannot be repeated, and it must not call Commit or
 // Rollback. With a *sql.Conn, whose connection cannot be replaced, a
