@@ -342,7 +342,7 @@ func TestTxOnAConnAndWithOptions(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close()
 	var retried []error
-	hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(e retry.RetryEvent) { retried = append(retried, e.Err) }})
+	hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { retried = append(retried, e.Err) }})
 	fail := &stateError{"40001"}
 	fn, runs := script(fail)
 	require.NoError(t, retrysql.Tx(context.Background(), conn, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn, now,

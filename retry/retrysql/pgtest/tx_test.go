@@ -30,7 +30,7 @@ type retries struct {
 }
 
 func (r *retries) option() retrysql.Option {
-	return retrysql.RetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(e retry.RetryEvent) {
+	return retrysql.RetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.errs = append(r.errs, e.Err)
