@@ -50,9 +50,8 @@ var (
 //     rolled the transaction back;
 //   - a connection error (a broken, closed or refused connection, an EOF, a
 //     network error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN
-//     or fn:
-//     nothing was committed, and the pool hands the next attempt another
-//     connection.
+//     or fn: nothing was committed, and the pool gives the next attempt
+//     another connection.
 //
 // Tx returns
 //
