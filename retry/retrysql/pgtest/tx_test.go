@@ -48,6 +48,16 @@ func (r *retries) codes() []string {
 	return codes
 }
 
+// requireOnly checks that at least one error was retried, each with code.
+func requireOnly(t *testing.T, codes []string, code string) {
+	t.Helper()
+	require.NotEmpty(t, codes, "nothing was retried")
+	for _, c := range codes {
+		require.Equal(t, code, c, "retried errors: %v", codes)
+	}
+	t.Logf("retried %d× with %s", len(codes), code)
+}
+
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -88,7 +98,7 @@ func TestWriteSkew(t *testing.T) {
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 
-	require.Equal(t, []string{"40001"}, rec.codes(), "retried errors")
+	requireOnly(t, rec.codes(), "40001")
 	got := map[string]int{}
 	rows, err := db.QueryContext(ctx, `SELECT who, v FROM skew`)
 	require.NoError(t, err)
@@ -148,7 +158,9 @@ func TestDeadlock(t *testing.T) {
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 
-	require.Equal(t, []string{"40P01"}, rec.codes(), "retried errors")
+	// Usually one retry; more when the victim, run again at once, takes
+	// the first row back before the survivor wakes up to lock it.
+	requireOnly(t, rec.codes(), "40P01")
 	require.Equal(t, 2, count(t, db, `SELECT n FROM pair WHERE id = 1`))
 	require.Equal(t, 2, count(t, db, `SELECT n FROM pair WHERE id = 2`))
 }
