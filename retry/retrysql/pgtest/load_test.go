@@ -119,7 +119,9 @@ func TestContention(t *testing.T) {
 	db.SetMaxOpenConns(workers)
 	db.SetMaxIdleConns(workers)
 	setupAccounts(t, db)
-	ctx := testContext(t)
+	// Usually 15 to 20 s with -race here; the bound is for a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	n := workers * perGo
 	r := runLoad(ctx, db, loadJittered, n)
 	require.Empty(t, r.failed)
