@@ -71,6 +71,12 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrygrpc"},
 		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
 	},
+	"README.md: More than one call": {
+		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrysql"},
+		decls:   "var db *sql.DB\nvar from, to, amount int\n\nfunc transfer(context.Context, *sql.Tx, int, int, int) error { return nil }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
 	"README.md: Testing retry code": {
 		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
 		sig:     "(t *testing.T, ctx context.Context, op func(context.Context) error)",
@@ -89,6 +95,12 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retryhttp"},
 		sig:     "() error",
 		after:   "_ = client\nreturn nil",
+	},
+	"retry/retrysql/tx.go: package": {
+		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrysql"},
+		decls:   "var db *sql.DB",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
 	},
 	"retry/retrytest/clock.go: package": {
 		imports: []string{"context", "errors", "testing", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
@@ -477,6 +489,7 @@ var wantExamples = map[string][]string{
 	"retry":           {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retry/retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
 	"retry/retrytest": {"Clock"},
+	"retry/retrysql":  {"Tx", "AmbiguousCommitError"},
 }
 
 // TestExamples checks that every example of the packages users import is
@@ -484,7 +497,7 @@ var wantExamples = map[string][]string{
 // and pkg.go.dev show it, and that each such package has the examples of
 // wantExamples.
 func TestExamples(t *testing.T) {
-	for _, dir := range []string{"backoff", "policy", "retry", "retry/retryhttp", "retry/retrytest"} {
+	for _, dir := range []string{"backoff", "policy", "retry", "retry/retryhttp", "retry/retrytest", "retry/retrysql"} {
 		t.Run(dir, func(t *testing.T) {
 			fset := token.NewFileSet()
 			paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
