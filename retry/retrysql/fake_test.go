@@ -31,6 +31,7 @@ type fakeDB struct {
 	mu                        sync.Mutex
 	begin, commit             []error
 	begins, commits, rollback int
+	onCommit                  func() error // if set, answers every COMMIT instead of the script
 }
 
 func (f *fakeDB) next(script *[]error) error {
@@ -81,6 +82,9 @@ func (t *fakeTx) Commit() error {
 	t.db.mu.Lock()
 	defer t.db.mu.Unlock()
 	t.db.commits++
+	if t.db.onCommit != nil {
+		return t.db.onCommit()
+	}
 	return t.db.next(&t.db.commit)
 }
 

@@ -33,6 +33,7 @@ type Beginner interface {
 var (
 	errNilDB       = fmt.Errorf("retrysql: nil database: %w", retry.ErrInvalid)
 	errNilFunction = fmt.Errorf("retrysql: nil function: %w", retry.ErrInvalid)
+	errNoTx        = errors.New("retrysql: BeginTx returned neither a transaction nor an error")
 	// ErrTxEnded is matched by the error [Tx] returns when fn committed or
 	// rolled back the transaction itself, which it must not do: Tx cannot
 	// tell whether the work landed, so it neither commits nor retries.
@@ -64,18 +65,22 @@ var (
 //     refusal (an error with a SQLSTATE outside the connection classes): a
 //     connection error, ctx ending while COMMIT was in flight, an error
 //     the driver cannot place. Such a transaction is not run again;
-//   - an error matching ctx's error when ctx is done: during fn (fn's error,
-//     as it is, or a *retry.Error keeping it), after fn but before COMMIT
-//     (nothing is committed), or during a wait between attempts;
+//   - an error matching ctx's error when ctx is done: during fn or after it
+//     but before COMMIT (a *retry.Error keeping fn's error; nothing is
+//     committed), or during a wait between attempts;
 //   - the errors of retry.Do when p ends the call: a *retry.Error matching
 //     retry.ErrExhausted and the last error, for example;
 //   - an error matching [ErrTxEnded] when fn committed or rolled back the
-//     transaction itself;
+//     transaction itself, whether it then returned nil or an error (the
+//     transaction is not run again: its work may have landed);
 //   - an error matching retry.ErrInvalid, before anything runs, for a nil
 //     ctx, db or fn, an invalid policy or an invalid option.
 //
 // p's own retry predicate (policy.Policy.WithRetryIf), when it has one, is
-// asked too: an error is retried only when both agree.
+// asked too: an error is retried only when both agree. A per-attempt
+// timeout (policy.Policy.WithAttemptTimeout) that cuts BEGIN or fn short is
+// retried, since nothing was committed; one that ends while COMMIT is in
+// flight makes the outcome ambiguous, as above.
 //
 // Every attempt that does not commit is rolled back, also when fn panics
 // (the panic then goes on unchanged), so no path holds a connection. When
@@ -137,7 +142,10 @@ func (r *run) attempt(ctx context.Context) error {
 	r.attempts++
 	tx, err := r.db.BeginTx(ctx, r.opts)
 	if err != nil {
-		return r.retryOrStop(err)
+		return r.retryOrStop(ctx, err)
+	}
+	if tx == nil {
+		return retry.Permanent(errNoTx)
 	}
 	finished := false
 	defer func() {
@@ -149,10 +157,18 @@ func (r *run) attempt(ctx context.Context) error {
 		}
 	}()
 	if err := r.fn(ctx, tx); err != nil {
-		return r.retryOrStop(err)
+		finished = true
+		if rerr := tx.Rollback(); errors.Is(rerr, sql.ErrTxDone) && ctx.Err() == nil {
+			// fn ended the transaction itself, then failed: what it
+			// committed cannot be told, so the call is not run again.
+			return retry.Permanent(fmt.Errorf("%w (then: %w)", ErrTxEnded, err))
+		}
+		return r.retryOrStop(ctx, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
+		// Nothing was committed. The caller's context ends the call; a
+		// per-attempt timeout (this attempt's context) is retried.
+		return fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err)
 	}
 	finished = true
 	err = tx.Commit()
@@ -163,11 +179,14 @@ func (r *run) attempt(ctx context.Context) error {
 		// Commit did nothing: the transaction had ended before it, and
 		// not through ctx, so fn ended it.
 		return retry.Permanent(fmt.Errorf("%w (Commit: %w)", ErrTxEnded, err))
-	case (err == sql.ErrTxDone || err == ctx.Err()) && ctx.Err() != nil:
-		// database/sql's own check refused to send COMMIT because ctx was
-		// done; it rolls the transaction back.
+	case err == sql.ErrTxDone && ctx.Err() != nil:
+		// ctx ended before COMMIT and database/sql rolled the transaction
+		// back: Commit found it done.
 		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
 	}
+	// A context error from Commit itself may come from database/sql's check
+	// before sending COMMIT or from the driver, interrupted while waiting for
+	// COMMIT's answer (pgx does so): the outcome is unknown, below.
 	// A driver's own claim that nothing was sent (pgx's SafeToRetry) is not
 	// trusted here: pgx v5.12.0 reports a connection that broke after
 	// COMMIT went out as "conn closed", which it marks safe to retry.
@@ -181,9 +200,12 @@ func (r *run) attempt(ctx context.Context) error {
 	return retry.Permanent(&AmbiguousCommitError{Attempts: r.attempts, Err: err})
 }
 
-// retryOrStop classifies an error from BEGIN or fn, before any COMMIT.
-func (r *run) retryOrStop(err error) error {
-	if r.retryable(err) || connectionError(err) {
+// retryOrStop classifies an error from BEGIN or fn, before any COMMIT. An
+// error that came with ctx done is left to retry.Do: it ends the call when
+// the caller's context is done and retries a per-attempt timeout, since
+// nothing was committed.
+func (r *run) retryOrStop(ctx context.Context, err error) error {
+	if r.retryable(err) || connectionError(err) || ctx.Err() != nil {
 		return err
 	}
 	return retry.Permanent(err)

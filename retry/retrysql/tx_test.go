@@ -280,10 +280,12 @@ func TestTxContext(t *testing.T) {
 		check func(t *testing.T, err error)
 	}{
 		{"fn returns ctx's error", func(ctx context.Context) error { return ctx.Err() }, func(t *testing.T, err error) {
-			require.Same(t, context.Canceled, err)
+			var e *retry.Error
+			require.ErrorAs(t, err, &e)
+			require.Same(t, context.Canceled, e.Last, "fn's error kept")
 		}},
 		{"fn returns nil", func(context.Context) error { return nil }, func(t *testing.T, err error) {
-			require.EqualError(t, err, "retrysql: context done before COMMIT, rolled back: context canceled")
+			require.ErrorContains(t, err, "retrysql: context done before COMMIT, rolled back: context canceled")
 		}},
 		{"fn returns a retryable error", func(context.Context) error { return &stateError{"40001"} }, func(t *testing.T, err error) {
 			var e *retry.Error
@@ -333,6 +335,64 @@ func TestTxFnMustNotEndTheTransaction(t *testing.T) {
 			require.Equal(t, 1, runs)
 		})
 	}
+}
+
+func TestTxFnThatCommitsThenFailsIsNotRunAgain(t *testing.T) {
+	f := &fakeDB{}
+	runs := 0
+	err := retrysql.Tx(context.Background(), open(t, f), nil, func(_ context.Context, tx *sql.Tx) error {
+		runs++
+		require.NoError(t, tx.Commit())
+		return &stateError{"40001"} // a retryable error, after the work landed
+	}, now)
+	require.ErrorIs(t, err, retrysql.ErrTxEnded)
+	require.Equal(t, "40001", retrysql.SQLState(err))
+	require.Equal(t, 1, runs, "the committed work is not done twice")
+}
+
+func TestTxContextEndingDuringCommitIsAmbiguous(t *testing.T) {
+	// The driver was waiting for COMMIT's answer when ctx ended, and says
+	// so with ctx's error: the transaction may have committed.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &fakeDB{onCommit: func() error { cancel(); return context.Canceled }}
+	fn, runs := script()
+	err := retrysql.Tx(ctx, open(t, f), nil, fn, now)
+	require.ErrorIs(t, err, retrysql.ErrAmbiguousCommit)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, *runs)
+}
+
+func TestTxAttemptTimeoutBeforeCommitIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeDB{}
+		runs := 0
+		err := retrysql.Tx(context.Background(), open(t, f), nil, func(ctx context.Context, _ *sql.Tx) error {
+			runs++
+			if runs == 1 {
+				<-ctx.Done() // the first attempt overruns its timeout
+				return ctx.Err()
+			}
+			return nil
+		}, now.WithAttemptTimeout(time.Second))
+		require.NoError(t, err)
+		require.Equal(t, 2, runs)
+		synctest.Wait()
+		_, commits, _ := f.counts()
+		require.Equal(t, 1, commits)
+	})
+}
+
+// nilBeginner returns neither a transaction nor an error.
+type nilBeginner struct{}
+
+func (nilBeginner) BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error) { return nil, nil }
+
+func TestTxBeginnerWithNoTransactionIsAnError(t *testing.T) {
+	fn, runs := script()
+	err := retrysql.Tx(context.Background(), nilBeginner{}, nil, fn, now)
+	require.ErrorContains(t, err, "BeginTx returned neither a transaction nor an error")
+	require.Zero(t, *runs)
 }
 
 func TestTxOnAConnAndWithOptions(t *testing.T) {
