@@ -2,8 +2,9 @@ package backoff
 
 import (
 	"math"
-	"reflect"
 	"time"
+
+	"github.com/retrykit/retrykit/internal/nilness"
 )
 
 // A Schedule gives the delay to wait after failed attempt n, for n ≥ 1.
@@ -71,22 +72,9 @@ const (
 // schedule: a programming error that no configuration can cause (package
 // policy reports a nil custom schedule as an invalid policy instead).
 func mustSchedule(s Schedule, fn string) {
-	if isNil(s) {
+	if nilness.Of(s) {
 		panic("backoff: " + fn + ": nil Schedule")
 	}
-}
-
-// isNil reports whether s is nil or holds a nil function or pointer (a
-// ScheduleFunc(nil), a nil *T), which would panic at the first Delay.
-func isNil(s Schedule) bool {
-	if s == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(s); v.Kind() {
-	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }
 
 type capped struct {

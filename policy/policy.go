@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/nilness"
 )
 
 // Policy says how to retry: the schedule of delays, its cap, when to stop
@@ -410,7 +410,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 
 // seal works out what Validate reports and whether calls are simple, once per value.
 func (c *config) seal() {
-	c.schedOK = !isNil(c.sched)
+	c.schedOK = !nilness.Of(c.sched)
 	c.err = c.validate()
 	c.notSimple = c.err != nil || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
 	c.shifts, c.ceiling = 0, 0
@@ -505,20 +505,6 @@ func (c *config) validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// isNil reports whether s is nil or holds a nil function, pointer, map,
-// slice, channel or interface, any of which would panic when asked for a
-// delay.
-func isNil(s backoff.Schedule) bool {
-	if s == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(s); v.Kind() {
-	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }
 
 func kindName(k kind) string {

@@ -244,23 +244,25 @@ func (c *call) attempt(fn func(context.Context) error, timeout time.Duration) er
 	if timeout <= 0 {
 		return fn(c.ctx)
 	}
-	var (
-		actx   context.Context
-		cancel context.CancelFunc
-	)
-	if wt, ok := c.clk.(interface {
-		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
-	}); ok {
-		actx, cancel = wt.WithTimeout(c.ctx, timeout)
-	} else {
-		actx, cancel = context.WithTimeout(c.ctx, timeout)
-	}
+	actx, cancel := withTimeout(c.clk, c.ctx, timeout)
 	defer cancel()
 	err := fn(actx)
 	if err != nil && done(actx) != nil && done(c.ctx) == nil {
 		err = &attemptTimeoutError{timeout: timeout, err: err}
 	}
 	return err
+}
+
+// withTimeout returns a context that expires timeout from now on clk: the
+// clock's own WithTimeout when it has one (benbjohnson/clock's Mock does),
+// the real clock's otherwise.
+func withTimeout(clk policy.Clock, ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if wt, ok := clk.(interface {
+		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
+	}); ok {
+		return wt.WithTimeout(ctx, timeout)
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 // wait waits d or until ctx is done, whichever comes first, and returns

@@ -204,17 +204,7 @@ func (h *hedger) try(ctx context.Context) (any, error) {
 	if h.timeout <= 0 {
 		return h.op(ctx)
 	}
-	var (
-		actx   context.Context
-		cancel context.CancelFunc
-	)
-	if wt, ok := h.clk.(interface {
-		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
-	}); ok {
-		actx, cancel = wt.WithTimeout(ctx, h.timeout)
-	} else {
-		actx, cancel = context.WithTimeout(ctx, h.timeout)
-	}
+	actx, cancel := withTimeout(h.clk, ctx, h.timeout)
 	defer cancel()
 	v, err := h.op(actx)
 	if err != nil && done(actx) != nil && done(ctx) == nil {
