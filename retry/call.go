@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 )
@@ -23,6 +24,7 @@ type call struct {
 	hooks *Hooks
 	loop  bool // Loop: a success does not end the call
 	begun time.Time
+	pos   int         // zero-delay waits made before run, by immediate
 	timer *time.Timer // the real clock's one timer, made on the first wait
 	hedge *hedger     // nil unless the call hedges
 }
@@ -75,7 +77,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	observed := timed || maxAttempts > 0 || ctxDone != nil || guard != nil
 
 	var (
-		pos      int           // the schedule's position: waits since the last start-over
+		pos      = c.pos       // the schedule's position: waits since the last start-over
 		prev     time.Duration // the last wait
 		since    int           // attempts since the start (Do); failed runs in a row (Loop)
 		epoch    time.Time     // where elapsed times count from
@@ -237,6 +239,33 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			since += k
 		}
 	}
+}
+
+// immediate makes the zero-delay retries of a Do call whose first attempt
+// failed with err while nothing observes the call: no limit, budget, guard,
+// jitter, reset timing or per-attempt timeout, and a context that is never
+// done. Only the operation's word and the schedule's delay matter then. It
+// returns at the first outcome it cannot handle alone (a success, a mark,
+// an error the policy does not retry, a delay to wait) with the attempts
+// and zero waits made so far, for run to go on from.
+func immediate(ctx context.Context, fn func(context.Context) error, p policy.Policy, first error) (n, pos int, err error) {
+	n, err = 1, first
+	if ctx.Done() != nil || p.MaxAttempts() > 0 || p.MaxElapsed() > 0 || p.Budget() != nil || p.Guard() != nil ||
+		p.AttemptTimeout() > 0 || p.Jitter().Kind != backoff.NoJitter {
+		return n, 0, err
+	}
+	if r := p.ResetRule(); r.AfterIdle > 0 || r.AfterStableRun > 0 {
+		return n, 0, err
+	}
+	for err != nil {
+		if m := inspect(err); m.permanent || m.hinted || !p.Retryable(err) || p.Delay(pos+1) > 0 {
+			break
+		}
+		pos++
+		err = fn(ctx)
+		n++
+	}
+	return n, pos, err
 }
 
 // attempt runs fn once, under the policy's per-attempt timeout if it has one.

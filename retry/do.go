@@ -76,8 +76,12 @@ func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 // retryFirst continues a call whose first attempt, made by the quick path,
 // failed with err.
 func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Policy, err error) error {
-	c := call{ctx: ctx, p: p, clk: p.Clock()}
-	return c.run(fn, err, 1)
+	n, pos, err := immediate(ctx, fn, p, err)
+	if err == nil {
+		return nil
+	}
+	c := call{ctx: ctx, p: p, clk: p.Clock(), pos: pos}
+	return c.run(fn, err, n)
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the

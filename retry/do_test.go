@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retry/retrytest"
@@ -430,4 +431,31 @@ func TestFirstTrySuccessReadsNoClock(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, clk.reads.Load(), "%v", p)
 	}
+}
+
+func TestImmediateRetriesHandOverToTheSchedule(t *testing.T) {
+	// A schedule of 0, 0, then 5s: the first two retries are immediate, and
+	// the schedule goes on at its third delay, whatever path made the first.
+	clk := retrytest.NewClock()
+	s := backoff.ScheduleFunc(func(n int) time.Duration {
+		if n <= 2 {
+			return 0
+		}
+		return 5 * time.Second
+	})
+	op := fails(4, errFlaky)
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(context.Background(), op.op, policy.Custom(s).WithClock(clk)) }()
+	require.Equal(t, 5*time.Second, clk.Step(t), "the third delay")
+	require.Equal(t, 5*time.Second, clk.Step(t))
+	require.NoError(t, result(t, done))
+	require.EqualValues(t, 5, op.calls.Load())
+	require.Equal(t, 2, clk.Waits())
+
+	// A Permanent error and one the policy does not retry end immediate
+	// retries as they end any other.
+	errStop := errors.New("stop")
+	p := policy.Constant(0).WithRetryIf(func(err error) bool { return !errors.Is(err, errStop) })
+	require.Same(t, errStop, retry.Do(context.Background(), (&script{errs: []error{errFlaky, errFlaky, errStop}}).op, p))
+	require.Same(t, errStop, retry.Do(context.Background(), (&script{errs: []error{errFlaky, retry.Permanent(errStop)}}).op, policy.Constant(0)))
 }
