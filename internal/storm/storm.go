@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/draw"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -189,7 +190,7 @@ func (r *run) attempt(ctx context.Context, i int) error {
 			return err
 		}
 		return errDown
-	case r.s.FailRate > 0 && unit(r.s.Seed, i, k) < r.s.FailRate:
+	case r.s.FailRate > 0 && draw.Unit(r.s.Seed, uint64(i), uint64(k)) < r.s.FailRate:
 		return errFailed
 	}
 	now := r.env.now()
@@ -226,18 +227,6 @@ func (r *run) result() Result {
 		res.Goodput[sec] /= float64(n)
 	}
 	return res
-}
-
-// unit returns a number in [0, 1) fixed by seed, call and attempt, so that
-// every client and both clocks see the same failures.
-func unit(seed uint64, call, attempt int) float64 {
-	x := seed ^ uint64(call)<<20 ^ uint64(attempt)
-	// splitmix64's finaliser
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	x ^= x >> 31
-	return float64(x>>11) / (1 << 53)
 }
 
 // RunReal runs s with the policy p on the real clock, one goroutine per

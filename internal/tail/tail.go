@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/retrykit/retrykit/internal/draw"
 )
 
 // Scenario is the server and the traffic of one run.
@@ -87,7 +89,7 @@ func Run(s Scenario, call Caller) Result {
 				err := call(context.Background(), func(ctx context.Context) error {
 					attempts.Add(1)
 					d := s.Fast
-					if unit(s.Seed, uint64(i), k.Add(1)) < s.Share {
+					if draw.Unit(s.Seed, uint64(i), k.Add(1)) < s.Share {
 						d = s.Slow
 					}
 					t := time.NewTimer(d)
@@ -112,16 +114,4 @@ func Run(s Scenario, call Caller) Result {
 	wg.Wait()
 	slices.Sort(lat)
 	return Result{Latencies: lat, Attempts: int(attempts.Load()), Failed: int(failed.Load())}
-}
-
-// unit returns a number in [0, 1) fixed by seed, call and attempt, so that
-// every client sees the same slow attempts.
-func unit(seed, call, attempt uint64) float64 {
-	x := seed ^ call<<20 ^ attempt
-	// splitmix64's finaliser
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	x ^= x >> 31
-	return float64(x>>11) / (1 << 53)
 }

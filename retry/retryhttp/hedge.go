@@ -38,7 +38,7 @@ type hedgeState struct {
 
 // release drains and closes r once, however many paths hand it over: a
 // losing retryable response is both pending and discarded.
-func (hs *hedgeState) release(clk policy.Clock, r *http.Response) {
+func (hs *hedgeState) release(r *http.Response) {
 	hs.mu.Lock()
 	if hs.released[r] {
 		hs.mu.Unlock()
@@ -49,7 +49,7 @@ func (hs *hedgeState) release(clk policy.Clock, r *http.Response) {
 	}
 	hs.released[r] = true
 	hs.mu.Unlock()
-	release(clk, r)
+	release(r)
 }
 
 // runHedged is run for a hedged request.
@@ -68,7 +68,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		hs.pending = nil
 		hs.mu.Unlock()
 		for _, r := range held {
-			hs.release(clk, r)
+			hs.release(r)
 		}
 		if h := c.t.hooks; h != nil && h.OnRetry != nil {
 			h.OnRetry(ctx, e)
@@ -108,7 +108,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		}
 		return resp, serr
 	}
-	discard := retry.DiscardValue(func(r *http.Response) { hs.release(clk, r) })
+	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
 	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedge(c.t.hedge), retry.WithHooks(&hooks), discard)
 	if err == nil {
 		return resp, nil
@@ -121,6 +121,6 @@ func (c *call) runHedged() (*http.Response, error) {
 	if ctx.Err() == nil {
 		return resp, nil
 	}
-	hs.release(clk, resp)
+	hs.release(resp)
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
 }

@@ -25,7 +25,7 @@ var drainTimeout = time.Second
 // can carry other requests while the call waits. The bound is real time
 // even under a mock clock: a test whose server stalls a body must not hang
 // until it thinks of advancing the mock.
-func release(_ policy.Clock, resp *http.Response) {
+func release(resp *http.Response) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}

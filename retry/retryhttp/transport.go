@@ -281,7 +281,7 @@ func (c *call) run() (*http.Response, error) {
 	if ctx.Err() == nil {
 		return c.held, nil // the final response, untouched
 	}
-	release(c.p.Clock(), c.held)
+	release(c.held)
 	c.held = nil
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
 }
@@ -291,7 +291,7 @@ func (c *call) run() (*http.Response, error) {
 // than held for the length of the wait.
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 	if c.held != nil {
-		release(c.p.Clock(), c.held)
+		release(c.held)
 		c.held = nil
 	}
 	if h := c.t.hooks; h != nil && h.OnRetry != nil {
