@@ -13,9 +13,9 @@ import (
 //
 // Reset always starts over: calling it is the caller's own decision (after a
 // success, say), whatever the policy's reset rule. The rule governs only the
-// automatic start-overs: a Next that comes more than Reset.AfterIdle after
+// automatic start-overs: a Next that comes more than ResetRule.AfterIdle after
 // the previous one starts over, and so does one whose run, from the end of
-// the previous delay, lasted Reset.AfterStableRun or more. Time is read from
+// the previous delay, lasted ResetRule.AfterStableRun or more. Time is read from
 // the policy's clock. Attempt and time limits are not a Strategy's concern
 // and are ignored.
 //
