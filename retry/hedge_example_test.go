@@ -26,14 +26,11 @@ func ExampleHedgeValue() {
 	hooks := retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) {
 		fmt.Printf("attempts %d, hedges %d, won by attempt %d\n", e.Attempts, e.Hedges, e.Won)
 	}})
-	discarded := make(chan struct{})
-	discard := retry.DiscardValue(func(v string) { // the loser's value, on its own goroutine
-		fmt.Printf("discarded %q\n", v)
-		close(discarded)
-	})
+	discarded := make(chan string, 1)
+	discard := retry.DiscardValue(func(v string) { discarded <- v }) // the loser's value, on its own goroutine
 	v, err := retry.HedgeValue(context.Background(), get, p, hooks, discard)
 	fmt.Println(v, err)
-	<-discarded
+	fmt.Printf("discarded %q\n", <-discarded)
 	// Output:
 	// attempts 2, hedges 1, won by attempt 2
 	// page <nil>
