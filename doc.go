@@ -50,10 +50,9 @@
 //   - a *retry.Error matching the context's error and the last error, at once
 //     when the context is done, and without waiting when the next wait would
 //     end after the context's deadline;
-//   - a *retry.Error matching retry.ErrBudgetExhausted, at once, when a
-//     shared retry budget is spent, or retry.ErrThrottled when a shared
-//     policy.Guard denies the retry because failures dominate (the guard
-//     against retry storms);
+//   - a *retry.Error matching retry.ErrThrottled, at once, when a shared
+//     retry budget is spent or a shared policy.Guard denies the retry
+//     because failures dominate (the guard against retry storms);
 //   - an error matching retry.ErrInvalid (and policy.ErrInvalid) before
 //     anything runs, for a nonsensical policy, a nil function or a nil
 //     context.

@@ -88,7 +88,7 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
-	"policy/text.go: Policy.Set": {
+	"policy/text.go: Policy.MarshalText": {
 		imports: []string{"flag", "github.com/retrykit/retrykit/policy"},
 	},
 	"retry/retryhttp/transport.go: package": {
@@ -485,7 +485,7 @@ func numbered(src []byte) string {
 // method, _suffix for the package itself.
 var wantExamples = map[string][]string{
 	"backoff":         {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
-	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_Set", "Policy_WithRandom", "Policy_WithResetRule", "NewBudget", "NewGuard"},
+	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewBudget", "NewGuard"},
 	"retry":           {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retry/retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
 	"retry/retrytest": {"Clock"},

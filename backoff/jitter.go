@@ -44,16 +44,6 @@ func (k JitterKind) String() string {
 	return "jitter(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ParseJitterKind returns the kind named s, as String spells it.
-func ParseJitterKind(s string) (JitterKind, bool) {
-	for i, name := range jitterNames {
-		if s == name {
-			return JitterKind(i), true
-		}
-	}
-	return 0, false
-}
-
 // Jitter spreads the delays of a schedule. The zero value is no jitter.
 // Fraction is the f of Proportional and Symmetric and is ignored by the
 // other kinds.

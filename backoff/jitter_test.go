@@ -132,12 +132,9 @@ func TestJitterAtTheCapStaysSpread(t *testing.T) {
 }
 
 func TestJitterKindNames(t *testing.T) {
+	names := []string{"none", "full", "equal", "decorrelated", "proportional", "symmetric"}
 	for k := backoff.NoJitter; k <= backoff.Symmetric; k++ {
-		got, ok := backoff.ParseJitterKind(k.String())
-		require.True(t, ok, k.String())
-		require.Equal(t, k, got)
+		require.Equal(t, names[k], k.String())
 	}
-	_, ok := backoff.ParseJitterKind("fuul")
-	require.False(t, ok)
 	require.Equal(t, "jitter(9)", backoff.JitterKind(9).String())
 }

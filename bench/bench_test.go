@@ -262,7 +262,7 @@ func BenchmarkDelaySequence(b *testing.B) {
 		p := policy.Default()
 		for b.Loop() {
 			for i := 1; i <= n; i++ {
-				sinkDelay = p.Delay(i)
+				sinkDelay = p.Backoff(i, 0)
 			}
 		}
 	})
@@ -397,7 +397,7 @@ func TestScenariosAgree(t *testing.T) {
 	for i, w := range want {
 		w *= time.Second
 		svd, _ := sv.Next()
-		for name, got := range map[string]time.Duration{"retrykit": p.Delay(i + 1), "cenkalti": bo.NextBackOff(), "sethvargo": svd, "k8s": kb.Step()} {
+		for name, got := range map[string]time.Duration{"retrykit": p.Backoff(i+1, 0), "cenkalti": bo.NextBackOff(), "sethvargo": svd, "k8s": kb.Step()} {
 			if got != w {
 				t.Errorf("%s: delay %d = %v, want %v", name, i+1, got, w)
 			}

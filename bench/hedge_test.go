@@ -33,7 +33,7 @@ func hedgeClients() []struct {
 		}},
 		{"retrykit", func() tail.Caller {
 			p := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
-				WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, policy.DefaultLatencyWindow)})
+				WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
 			return func(ctx context.Context, attempt func(context.Context) error) error {
 				return retry.Hedge(ctx, attempt, p)
 			}

@@ -18,7 +18,7 @@ const budgetWindow = 10
 // of retries per second. Every call made with the budget counts (so calls
 // refill it), each retry spends from it, and errors that are not retried
 // spend nothing. When it is spent, retry.Do fails fast instead of waiting,
-// with an error matching retry.ErrBudgetExhausted and the last error;
+// with an error matching retry.ErrThrottled and the last error;
 // while it lasts, the back-off works as usual.
 //
 // The SRE book's rule is NewBudget(0.1, 0); Finagle's default is

@@ -36,6 +36,6 @@
 //	WithRandom                                                    error, default source
 //
 // Delays are computed with saturating arithmetic: for every policy, valid or
-// not, and every attempt number, [Policy.Delay] and [Policy.Backoff] are
-// within [0, cap].
+// not, and every attempt number, the delays of [Policy.Backoff] and of a
+// [Policy.Strategy] are within [0, cap].
 package policy

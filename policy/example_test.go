@@ -73,11 +73,12 @@ func ExamplePolicy_UnmarshalJSON() {
 	// {"inventory":"constant 1s attempts 3","payments":"exponential 100ms x2 cap 5s attempts 5"}
 }
 
-func ExamplePolicy_Set() {
-	// A *Policy is a flag.Value: -retry takes the text form.
+func ExamplePolicy_MarshalText() {
+	// A Policy is a text value: flag.TextVar makes -retry take its text
+	// form, with the default shown in the usage.
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	p := policy.Default()
-	fs.Var(&p, "retry", "retry policy")
+	fs.TextVar(&p, "retry", p, "retry policy")
 	err := fs.Parse([]string{"-retry", "exponential 1s x1.6 cap 2m jitter symmetric 0.2"})
 	fmt.Println(p, err)
 	// Output:
@@ -130,7 +131,7 @@ func ExampleNewBudget() {
 			attempts++
 			return errors.New("503 service unavailable")
 		}, p)
-		if errors.Is(err, retry.ErrBudgetExhausted) {
+		if errors.Is(err, retry.ErrThrottled) {
 			spent++
 		}
 	}
@@ -143,7 +144,7 @@ func ExampleNewBudget() {
 
 func ExampleNewGuard() {
 	// One guard per dependency, shared by every policy that calls it.
-	inventory := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	inventory := policy.NewGuard(10, 0.4)
 	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(inventory)
 	fmt.Println(p.Guard())
 

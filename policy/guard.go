@@ -15,18 +15,6 @@ const guardScale = 1_000_000
 // maxGuardTokens is the largest capacity NewGuard accepts.
 const maxGuardTokens = 1_000_000
 
-// DefaultGuardTokens and DefaultGuardRatio are the settings of the guard the
-// project recommends for a dependency called a few times a second or more:
-// NewGuard(DefaultGuardTokens, DefaultGuardRatio). A stall then costs
-// fewer than 5 retries before the guard closes, and a dependency that fails one
-// attempt in ten keeps its retries (it drains about 0.11 tokens per call and
-// refills 0.4); the ratio of 0.4 rather than gRPC's usual 0.1 is what keeps
-// them (examples/storm measures both).
-const (
-	DefaultGuardTokens = 10
-	DefaultGuardRatio  = 0.4
-)
-
 // Guard denies retries while failures dominate the calls to a dependency,
 // which is what keeps a short stall from turning into a retry storm that
 // outlives it. It is a token bucket that reacts to outcomes, not to volume,
@@ -61,9 +49,16 @@ type Guard struct {
 }
 
 // NewGuard returns a full guard of the given capacity, in tokens, whose
-// successes put back ratio tokens each (see [Guard] for the rule);
-// NewGuard(DefaultGuardTokens, DefaultGuardRatio) is the recommended one. A
-// capacity that is not a number from 1 to 1,000,000, or a ratio that
+// successes put back ratio tokens each (see [Guard] for the rule).
+//
+// NewGuard(10, 0.4) is the guard to reach for, for a dependency called a few
+// times a second or more, and the one retryhttp.New gives each Transport: a
+// stall then costs fewer than 5 retries before the guard closes, and a
+// dependency that fails one attempt in ten keeps its retries (it drains
+// about 0.11 tokens per call and refills 0.4). The ratio of 0.4 rather than
+// gRPC's usual 0.1 is what keeps them (examples/storm measures both).
+//
+// A capacity that is not a number from 1 to 1,000,000, or a ratio that
 // is not a number from 0.000001 to the capacity, makes every policy that uses
 // the guard invalid.
 func NewGuard(tokens, ratio float64) *Guard {

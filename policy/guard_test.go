@@ -49,7 +49,7 @@ func TestGuardReopensOnSuccesses(t *testing.T) {
 // A dependency failing one attempt in ten, retried up to 4 attempts, costs
 // about 0.11 tokens per call and refunds 0.4: the default guard stays open.
 func TestDefaultGuardKeepsSporadicRetries(t *testing.T) {
-	g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	g := policy.NewGuard(10, 0.4)
 	denied := 0
 	for i := range 10000 {
 		for attempt := range 4 {
@@ -210,7 +210,7 @@ func BenchmarkGuard(b *testing.B) {
 		fail int // one attempt in fail fails
 	}{{"healthy", 0}, {"one-in-ten-fails", 10}, {"down", 1}} {
 		b.Run(tt.name, func(b *testing.B) {
-			g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+			g := policy.NewGuard(10, 0.4)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// MaxHedgeInFlight is the largest [Hedge.MaxInFlight] a policy accepts.
-const MaxHedgeInFlight = 10
+// maxHedgeInFlight is the largest Hedge.MaxInFlight a policy accepts.
+const maxHedgeInFlight = 10
 
 // Hedge says when a call starts another attempt beside one that is slow to
 // return, for the slow tail rather than for failures ("The Tail at Scale",
@@ -35,14 +35,14 @@ type Hedge struct {
 	// policy given the same Latency.
 	Latency *Latency
 	// MaxInFlight is the most attempts run side by side, the first
-	// included; 0 means 2 (one hedge). The attempts of one round are
+	// included, from 2 to 10; 0 means 2 (one hedge). The attempts of one round are
 	// started one hedge delay apart; one that fails is not replaced within
 	// the round.
 	MaxInFlight int
 }
 
-// Enabled reports whether h hedges at all: it has a Delay or a Latency.
-func (h Hedge) Enabled() bool { return h.Delay > 0 || h.Latency != nil }
+// enabled reports whether h hedges at all: it has a Delay or a Latency.
+func (h Hedge) enabled() bool { return h.Delay > 0 || h.Latency != nil }
 
 func (h Hedge) validate() error {
 	switch {
@@ -50,10 +50,10 @@ func (h Hedge) validate() error {
 		return nil
 	case h.Delay < 0:
 		return &invalidError{setting: "hedge", reason: fmt.Sprintf("delay %v is negative", h.Delay)}
-	case !h.Enabled():
+	case !h.enabled():
 		return &invalidError{setting: "hedge", reason: "neither a delay nor a latency estimate says when to hedge"}
-	case h.MaxInFlight != 0 && (h.MaxInFlight < 2 || h.MaxInFlight > MaxHedgeInFlight):
-		return &invalidError{setting: "hedge", reason: fmt.Sprintf("%d attempts in flight is not a number from 2 to %d (0 means 2)", h.MaxInFlight, MaxHedgeInFlight)}
+	case h.MaxInFlight != 0 && (h.MaxInFlight < 2 || h.MaxInFlight > maxHedgeInFlight):
+		return &invalidError{setting: "hedge", reason: fmt.Sprintf("%d attempts in flight is not a number from 2 to %d (0 means 2)", h.MaxInFlight, maxHedgeInFlight)}
 	case h.Latency != nil && h.Latency.err != nil:
 		return h.Latency.err
 	}
@@ -62,14 +62,11 @@ func (h Hedge) validate() error {
 
 // WithHedge returns a copy that hedges by h (see [Hedge]). WithHedge(Hedge{})
 // removes hedging. A negative Delay, a MaxInFlight other than 0 or 2 to
-// [MaxHedgeInFlight], a non-zero Hedge with neither Delay nor Latency, or an
+// 10, a non-zero Hedge with neither Delay nor Latency, or an
 // invalid Latency makes the policy invalid.
 func (p Policy) WithHedge(h Hedge) Policy {
 	return p.with(func(c *config) { c.hedge = h })
 }
-
-// Hedge returns the policy's hedging; the zero Hedge hedges nothing.
-func (p Policy) Hedge() Hedge { return p.cfg().hedge }
 
 // The buckets of a Latency: bucket 0 holds everything below 2^latencyMinExp
 // ns (about 1µs); then each power of two up to 2^latencyMaxExp ns (about 37
@@ -85,10 +82,6 @@ const (
 	// latencyRefresh is how many samples pass between two estimates.
 	latencyRefresh = 16
 )
-
-// DefaultLatencyWindow is the window [NewLatency] is usually given: the
-// estimate covers the last 1,000 to 2,000 samples.
-const DefaultLatencyWindow = 1000
 
 // Latency is a running estimate of a percentile of durations, made for a
 // hedge delay (see [Hedge]): package retry gives it the latency of every
@@ -125,8 +118,9 @@ type Latency struct {
 }
 
 // NewLatency returns an estimator of the given percentile (0.95 for the
-// p95) over the last window to 2 × window samples (see
-// [DefaultLatencyWindow]). A quantile that is not strictly between 0 and 1,
+// p95) over the last window to 2 × window samples; a window of 1,000 suits
+// most uses (the estimate then covers the last 1,000 to 2,000 successful
+// attempts). A quantile that is not strictly between 0 and 1,
 // or a window too small to hold ten samples above the percentile
 // (10 / (1 − quantile): 200 for the p95) or above 10,000,000, makes every
 // policy that uses it invalid.
@@ -171,8 +165,8 @@ func latencyUpper(b int) time.Duration {
 	return 1<<e + time.Duration(sub+1)<<(e-latencySubBits)
 }
 
-// Observe records one duration; a negative one counts as zero.
-func (l *Latency) Observe(d time.Duration) {
+// observe records one duration; a negative one counts as zero.
+func (l *Latency) observe(d time.Duration) {
 	if l.err != nil || l.window == 0 {
 		return
 	}
@@ -213,12 +207,4 @@ func (l *Latency) quantileLocked(total uint32) time.Duration {
 func (l *Latency) Estimate() (time.Duration, bool) {
 	d := time.Duration(l.estimate.Load())
 	return d, d > 0
-}
-
-// String describes the estimator, for example "latency p95 window 1000".
-func (l *Latency) String() string {
-	if l.err != nil {
-		return "latency (invalid)"
-	}
-	return fmt.Sprintf("latency p%s window %d", formatFloat(l.quantile*100), l.window)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/internal/nilness"
+	"github.com/retrykit/retrykit/internal/plumb"
 )
 
 // Policy says how to retry: the schedule of delays, its cap, when to stop
@@ -51,10 +52,10 @@ type config struct {
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	hedge       Hedge
-	err         error         // what Validate reports, worked out once per value
-	notSimple   bool          // a call needs something prepared before its first attempt: a budget (which records the call with the time), an attempt timeout or a stable-run rule (which times the first attempt); negated so that the zero config is simple
-	shifts      uint          // for a valid doubling or constant schedule, Delay(n) is base << (n-1) for n-1 < shifts,
-	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
+	err         error          // what Validate reports, worked out once per value
+	run         plumb.Settings // what running a call needs, worked out once per value
+	shifts      uint           // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
+	ceiling     time.Duration  // and ceiling (the cap, saturation, or the constant) after
 }
 
 var defaultConfig = sealed(config{
@@ -62,8 +63,8 @@ var defaultConfig = sealed(config{
 	base:    10 * time.Second,
 	factor:  2,
 	cap:     300 * time.Second,
-	reset:   ResetOnSuccess,
-	maxHint: DefaultMaxHint,
+	reset:   resetOnSuccess,
+	maxHint: defaultMaxHint,
 })
 
 func (p Policy) cfg() *config {
@@ -99,7 +100,7 @@ func Default() Policy { return Policy{} }
 // code that only needs delays.
 func Exponential(base time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: exponential, base: base, factor: 2, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
+		*c = config{kind: exponential, base: base, factor: 2, reset: resetOnSuccess, maxHint: defaultMaxHint}
 	})
 }
 
@@ -111,7 +112,7 @@ func Exponential(base time.Duration) Policy {
 // schedule, for code that only needs delays.
 func Constant(d time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: constant, base: d, factor: 1, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
+		*c = config{kind: constant, base: d, factor: 1, reset: resetOnSuccess, maxHint: defaultMaxHint}
 	})
 }
 
@@ -121,7 +122,7 @@ func Constant(d time.Duration) Policy {
 // makes the policy invalid.
 func Custom(s backoff.Schedule) Policy {
 	return Policy{}.with(func(c *config) {
-		*c = config{kind: custom, sched: s, factor: 1, reset: ResetOnSuccess, maxHint: DefaultMaxHint}
+		*c = config{kind: custom, sched: s, factor: 1, reset: resetOnSuccess, maxHint: defaultMaxHint}
 	})
 }
 
@@ -213,7 +214,7 @@ func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
 }
 
 // WithResetRule returns a copy that starts its sequence over by rule r. The
-// default is [ResetOnSuccess]; the kubelet's crash-loop rule is
+// default is ResetRule{OnSuccess: true}; the kubelet's crash-loop rule is
 // ResetRule{AfterStableRun: 10 * time.Minute}. A negative duration makes the
 // policy invalid.
 func (p Policy) WithResetRule(r ResetRule) Policy {
@@ -235,9 +236,9 @@ func (p Policy) WithGuard(g *Guard) Policy {
 	return p.with(func(c *config) { c.guard = g })
 }
 
-// DefaultMaxHint is the hint ceiling of every policy until
-// [Policy.WithMaxHint] changes it: five minutes, the kubelet's cap.
-const DefaultMaxHint = 5 * time.Minute
+// defaultMaxHint is the hint ceiling of every policy until
+// [Policy.WithMaxHint] changes it.
+const defaultMaxHint = 5 * time.Minute
 
 // WithMaxHint returns a copy whose hint ceiling is d: the longest wait a
 // server's hint (retry.After, an HTTP Retry-After, a gRPC pushback) may ask
@@ -245,22 +246,20 @@ const DefaultMaxHint = 5 * time.Minute
 // earlier than a server asked only earns another refusal; a hint above d
 // ends the call at once with an error matching retry.ErrHintTooLong and the
 // last error, rather than sleeping for hours or quietly shortening the wait.
-// The default is [DefaultMaxHint]. A d ≤ 0 makes the policy invalid (to
+// The default is five minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid (to
 // honour any hint, give a very large d).
 func (p Policy) WithMaxHint(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxHint = d })
 }
 
-// MaxHint returns the hint ceiling (see [Policy.WithMaxHint]).
-func (p Policy) MaxHint() time.Duration { return p.cfg().maxHint }
-
 // Validate reports what is wrong with the policy, or nil. Its errors match
 // [ErrInvalid] and name the setting at fault; several faults are joined.
 func (p Policy) Validate() error { return p.cfg().err }
 
-// Delay returns the wait after failed attempt n (n ≥ 1; n < 1 counts as 1),
-// capped and never negative. It is defined for every n up to math.MaxInt.
-func (p Policy) Delay(n int) time.Duration {
+// delay returns the wait after failed attempt n (n ≥ 1; n < 1 counts as 1),
+// capped, not jittered and never negative. It is defined for every n up to
+// math.MaxInt.
+func (p Policy) delay(n int) time.Duration {
 	c := p.c
 	if c == nil {
 		c = &defaultConfig
@@ -279,7 +278,7 @@ func (p Policy) Delay(n int) time.Duration {
 	return c.delay(n)
 }
 
-// delay is Delay's general path.
+// delay is Policy.delay's general path.
 func (c *config) delay(n int) time.Duration {
 	var d time.Duration
 	switch c.kind {
@@ -298,13 +297,18 @@ func (c *config) delay(n int) time.Duration {
 	return d
 }
 
-// Backoff returns the wait after failed attempt n, jittered: prev is the
-// wait before it (0 for the first). Without jitter it is Delay(n). The
-// result is never negative and never above the cap.
+// Backoff returns the wait after failed attempt n (n ≥ 1; n < 1 counts as
+// 1), jittered: prev is the wait before it (0 for the first). It is defined
+// for every n up to math.MaxInt, never negative and never above the cap.
+//
+// Backoff, [Policy.Retryable] and [Policy.Strategy] are what a loop of one's
+// own needs from a policy; package retry's loop is built on them. Without
+// jitter Backoff is a pure function of n: the kubelet policy, Default, gives
+// 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 	c := p.cfg()
 	if c.jitter.Kind == backoff.NoJitter {
-		return p.Delay(n)
+		return p.delay(n)
 	}
 	var u uint64
 	if c.random != nil {
@@ -312,37 +316,8 @@ func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 	} else {
 		u = rand.Uint64()
 	}
-	return c.jitter.Apply(p.Delay(n), prev, p.Delay(1), c.cap, u)
+	return c.jitter.Apply(p.delay(n), prev, p.delay(1), c.cap, u)
 }
-
-// MaxAttempts returns the attempt limit, counting the first call; 0 means
-// no limit.
-func (p Policy) MaxAttempts() int { return p.cfg().maxAttempts }
-
-// MaxElapsed returns the time limit of one call (see [Policy.WithMaxElapsed]);
-// 0 means no limit.
-func (p Policy) MaxElapsed() time.Duration { return p.cfg().maxElapsed }
-
-// Cap returns the ceiling on every delay; 0 means none.
-func (p Policy) Cap() time.Duration { return p.cfg().cap }
-
-// Clock returns the policy's clock, or nil for the real clock.
-func (p Policy) Clock() Clock { return p.cfg().clock }
-
-// Jitter returns the policy's jitter; the zero Jitter is none.
-func (p Policy) Jitter() backoff.Jitter { return p.cfg().jitter }
-
-// AttemptTimeout returns the per-attempt timeout; 0 means none.
-func (p Policy) AttemptTimeout() time.Duration { return p.cfg().attemptTime }
-
-// ResetRule returns the policy's reset rule.
-func (p Policy) ResetRule() ResetRule { return p.cfg().reset }
-
-// Budget returns the policy's retry budget, or nil.
-func (p Policy) Budget() *Budget { return p.cfg().budget }
-
-// Guard returns the policy's guard, or nil.
-func (p Policy) Guard() *Guard { return p.cfg().guard }
 
 // Retryable reports whether the policy retries err. Package retry asks it
 // after handling retry.Permanent.
@@ -385,10 +360,10 @@ func (p Policy) String() string {
 	if c.attemptTime != 0 {
 		fmt.Fprintf(&b, " attempt-timeout %v", c.attemptTime)
 	}
-	if c.maxHint != DefaultMaxHint {
+	if c.maxHint != defaultMaxHint {
 		fmt.Fprintf(&b, " max-hint %v", c.maxHint)
 	}
-	if r := c.reset; r != ResetOnSuccess {
+	if r := c.reset; r != resetOnSuccess {
 		b.WriteString(" reset")
 		if r == (ResetRule{}) {
 			b.WriteString(" none")
@@ -412,7 +387,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.schedOK = !nilness.Of(c.sched)
 	c.err = c.validate()
-	c.notSimple = c.err != nil || c.budget != nil || c.attemptTime != 0 || c.reset.AfterStableRun != 0
+	c.run = c.settings()
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
@@ -426,6 +401,42 @@ func (c *config) seal() {
 			c.shifts++
 		}
 	}
+}
+
+// settings works out what running a call needs to know of c, once c is
+// validated.
+func (c *config) settings() plumb.Settings {
+	s := plumb.Settings{
+		MaxAttempts:    c.maxAttempts,
+		MaxElapsed:     c.maxElapsed,
+		AttemptTimeout: c.attemptTime,
+		MaxHint:        c.maxHint,
+		RetryIf:        c.retryIf,
+		ResetOnSuccess: c.reset.OnSuccess,
+		ResetStable:    c.reset.AfterStableRun,
+		ResetIdle:      c.reset.AfterIdle,
+	}
+	if c.clock != nil {
+		s.Clock = c.clock
+	}
+	if c.budget != nil {
+		s.Budget = c.budget
+	}
+	if c.guard != nil {
+		s.Guard = c.guard
+	}
+	if c.hedge.enabled() {
+		s.Hedge = c.hedge
+	}
+	valid := c.err == nil
+	// A budget records the call with the time, an attempt timeout and a
+	// stable-run rule time the first attempt: each needs the clock read
+	// before it.
+	s.Simple = valid && c.budget == nil && c.attemptTime == 0 && c.reset.AfterStableRun == 0
+	s.Unobserved = s.Simple && c.maxAttempts == 0 && c.maxElapsed == 0 && c.guard == nil &&
+		c.jitter.Kind == backoff.NoJitter && c.reset.AfterIdle == 0 && !c.hedge.enabled()
+	s.ZeroDelays = valid && c.kind == constant && c.base == 0
+	return s
 }
 
 // sealed returns c sealed, for package-level configs.
@@ -487,7 +498,7 @@ func (c *config) validate() error {
 		bad("attempt-timeout", "%v is negative (0 means none)", c.attemptTime)
 	}
 	if c.maxHint <= 0 {
-		bad("max-hint", "%v is not positive (the default is %v)", c.maxHint, DefaultMaxHint)
+		bad("max-hint", "%v is not positive (the default is %v)", c.maxHint, defaultMaxHint)
 	}
 	if c.reset.AfterStableRun < 0 {
 		bad("reset", "stable run %v is negative (0 turns it off)", c.reset.AfterStableRun)

@@ -1,13 +1,17 @@
 package policy
 
-import "time"
+import (
+	"time"
+
+	"github.com/retrykit/retrykit/internal/plumb"
+)
 
 // ResetRule says when a sequence of attempts starts over at the first delay.
 // Package retry applies it between attempts and between the runs of
 // retry.Loop; [Policy.Strategy] applies it to a Strategy.
 //
-// The zero ResetRule never starts over. The default policy uses
-// [ResetOnSuccess].
+// The zero ResetRule never starts over. Every policy starts with
+// ResetRule{OnSuccess: true} until [Policy.WithResetRule] changes it.
 type ResetRule struct {
 	// OnSuccess starts over after a successful attempt or run.
 	OnSuccess bool
@@ -21,14 +25,13 @@ type ResetRule struct {
 	AfterIdle time.Duration
 }
 
-// ResetOnSuccess is the default reset rule: a success starts over.
-var ResetOnSuccess = ResetRule{OnSuccess: true}
+// resetOnSuccess is every policy's reset rule until WithResetRule.
+var resetOnSuccess = ResetRule{OnSuccess: true}
 
 // startsOver reports whether the sequence starts over after an attempt or
 // run that succeeded (or not), lasted ran, and ended idle after the previous
 // failure (idle < 0 when there was none).
 func (r ResetRule) startsOver(succeeded bool, ran, idle time.Duration) bool {
-	return succeeded && r.OnSuccess ||
-		r.AfterStableRun > 0 && ran >= r.AfterStableRun ||
-		r.AfterIdle > 0 && idle > r.AfterIdle
+	s := plumb.Settings{ResetOnSuccess: r.OnSuccess, ResetStable: r.AfterStableRun, ResetIdle: r.AfterIdle}
+	return s.StartsOver(succeeded, ran, idle)
 }

@@ -37,7 +37,7 @@ type strategy struct {
 func (s *strategy) Next() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.p.ResetRule()
+	r := s.p.cfg().reset
 	if s.n > 0 && (r.AfterIdle > 0 || r.AfterStableRun > 0) {
 		now := s.now()
 		idle := now.Sub(s.last)
@@ -62,7 +62,7 @@ func (s *strategy) Reset() {
 }
 
 func (s *strategy) now() time.Time {
-	if clk := s.p.Clock(); clk != nil {
+	if clk := s.p.cfg().clock; clk != nil {
 		return clk.Now()
 	}
 	return time.Now()

@@ -14,13 +14,11 @@ import (
 var (
 	_ interface {
 		MarshalText() ([]byte, error)
-		MarshalJSON() ([]byte, error)
+		String() string
 	} = Policy{}
 	_ interface {
 		UnmarshalText([]byte) error
 		UnmarshalJSON([]byte) error
-		Set(string) error
-		String() string
 	} = (*Policy)(nil)
 )
 
@@ -32,9 +30,16 @@ func Parse(s string) (Policy, error) {
 }
 
 // MarshalText returns the policy's text form, String. Settings that have no
-// text form (a clock, a retry predicate, a random source, a budget, a guard, hedging) are left
-// out: they are wiring, not configuration. A custom schedule cannot be
-// written and is an error, and so is an invalid policy.
+// text form (a clock, a retry predicate, a random source, a budget, a guard,
+// hedging) are left out: they are wiring, not configuration. A custom
+// schedule cannot be written and is an error, and so is an invalid policy.
+//
+// With [Policy.UnmarshalText] it makes a Policy a configuration value as the
+// standard library understands one: encoding/json writes it as a string
+// holding its text form, and flag.TextVar reads it from the command line:
+//
+//	p := policy.Default()
+//	flag.TextVar(&p, "retry", p, "retry policy, e.g. \"exponential 100ms x2 cap 5s attempts 5\"")
 func (p Policy) MarshalText() ([]byte, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -72,21 +77,6 @@ func (p *Policy) UnmarshalText(text []byte) error {
 	}
 	*p = q
 	return nil
-}
-
-// Set parses s into p, so that a *Policy is a flag.Value:
-//
-//	p := policy.Default()
-//	flag.Var(&p, "retry", "retry policy, e.g. \"exponential 100ms x2 cap 5s attempts 5\"")
-func (p *Policy) Set(s string) error { return p.UnmarshalText([]byte(s)) }
-
-// MarshalJSON writes the policy as a JSON string holding its text form.
-func (p Policy) MarshalJSON() ([]byte, error) {
-	text, err := p.MarshalText()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(string(text))
 }
 
 // UnmarshalJSON reads a policy from a JSON string holding its text form, or
@@ -240,7 +230,7 @@ func parseWords(words []string, text string) (Policy, error) {
 		return d, true
 	}
 
-	c := config{reset: ResetOnSuccess, maxHint: DefaultMaxHint}
+	c := config{reset: resetOnSuccess, maxHint: defaultMaxHint}
 	switch kw := peek(); kw {
 	case "default":
 		c = defaultConfig
@@ -303,7 +293,7 @@ func parseWords(words []string, text string) (Policy, error) {
 			i++
 			c.maxAttempts = n
 		case "jitter":
-			k, ok := backoff.ParseJitterKind(peek())
+			k, ok := parseJitterKind(peek())
 			if !ok {
 				return fail("a jitter kind: none, full, equal, decorrelated, proportional or symmetric")
 			}
@@ -375,4 +365,14 @@ func cutFactor(w string) (string, bool) {
 		return rest, true
 	}
 	return strings.CutPrefix(w, "×")
+}
+
+// parseJitterKind returns the kind named s, as JitterKind.String spells it.
+func parseJitterKind(s string) (backoff.JitterKind, bool) {
+	for k := backoff.NoJitter; k <= backoff.Symmetric; k++ {
+		if s == k.String() {
+			return k, true
+		}
+	}
+	return 0, false
 }

@@ -27,7 +27,7 @@ func TestBudgetBoundsRetriesAgainstADeadDependency(t *testing.T) {
 				attempts.Add(1)
 				return errFlaky
 			}, p)
-			if errors.Is(err, retry.ErrBudgetExhausted) {
+			if errors.Is(err, retry.ErrThrottled) {
 				denied.Add(1)
 				if !errors.Is(err, errFlaky) {
 					t.Errorf("Do() = %v, want the last error kept", err)
@@ -76,6 +76,8 @@ func TestBudgetIsNotSpentOnErrorsThatAreNotRetried(t *testing.T) {
 	}
 	require.NoError(t, retry.Do(context.Background(), fails(1, errFlaky).op, p), "the one retry is still there")
 	err := retry.Do(context.Background(), fails(1, errFlaky).op, p)
-	require.ErrorIs(t, err, retry.ErrBudgetExhausted)
+	require.ErrorIs(t, err, retry.ErrThrottled)
 	require.ErrorIs(t, err, errFlaky)
+	require.Contains(t, err.Error(), "retries throttled after 1 attempt")
+	require.Contains(t, err.Error(), "(the retry budget is spent)")
 }

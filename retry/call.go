@@ -5,22 +5,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 )
 
-// LoopMinPause is the shortest pause [Loop] makes between two runs, whatever
-// the policy or a hint says, so that a run that returns at once cannot spin:
-// a Loop makes at most one run per LoopMinPause.
-const LoopMinPause = 10 * time.Millisecond
+// loopMinPause is the shortest pause Loop makes between two runs.
+const loopMinPause = 10 * time.Millisecond
 
 // call is the state of one Do, DoValue or Loop call. It lives on the stack
 // of the function that runs the call, so nothing is shared between calls.
 type call struct {
 	ctx   context.Context
 	p     policy.Policy
-	clk   policy.Clock
+	s     *plumb.Settings // p's
+	clk   plumb.Clock
 	hooks *Hooks
 	loop  bool // Loop: a success does not end the call
 	begun time.Time
@@ -41,12 +39,12 @@ func (c *call) begin() error {
 	if err := c.p.Validate(); err != nil {
 		return c.finish(0, &invalidCallError{err: err}, time.Time{})
 	}
-	c.clk = c.p.Clock()
+	c.clk = c.s.Clock
 	if err := done(c.ctx); err != nil {
 		return c.finish(0, c.stopped(err, 0, 0, nil, time.Time{}), time.Time{})
 	}
-	b := c.p.Budget()
-	if b != nil || c.p.ResetRule().AfterStableRun > 0 {
+	b := c.s.Budget
+	if b != nil || c.s.ResetStable > 0 {
 		c.begun = c.now()
 	}
 	if b != nil {
@@ -62,13 +60,13 @@ func (c *call) begin() error {
 // from the end of the first attempt, which is when the clock is first read,
 // and in Loop from the end of the run that last started the back-off over.
 func (c *call) run(fn func(context.Context) error, err error, n int) error {
-	p := c.p
+	p, s := c.p, c.s
 	defer c.stopTimer()
-	maxAttempts, maxElapsed, reset, budget := p.MaxAttempts(), p.MaxElapsed(), p.ResetRule(), p.Budget()
-	guard := p.Guard()
+	maxAttempts, maxElapsed, budget, guard := s.MaxAttempts, s.MaxElapsed, s.Budget, s.Guard
+	resetIdle, resetStable := s.ResetIdle, s.ResetStable
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
-	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || reset.AfterIdle > 0 || reset.AfterStableRun > 0
+	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || resetIdle > 0 || resetStable > 0
 	// Elapsed times count from the end of the first attempt. They can be
 	// seen only where something can stop the call or report on it; a call
 	// with no limit, hooks, budget or guard and a context that is never done
@@ -84,7 +82,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		runStart = c.begun     // when the current attempt started (stable-run rule)
 		lastFail time.Time     // when the previous attempt failed (idle rule)
 	)
-	timeout := p.AttemptTimeout()
+	timeout := s.AttemptTimeout
 	if n == 0 {
 		n = 1
 		if c.hedge != nil {
@@ -143,12 +141,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		}
 
 		startedOver := false
-		if succeeded || reset.AfterIdle > 0 || reset.AfterStableRun > 0 {
+		if succeeded || resetIdle > 0 || resetStable > 0 {
 			idle := time.Duration(-1)
 			if !lastFail.IsZero() {
 				idle = now.Sub(lastFail)
 			}
-			if plumb.StartsOver(p, succeeded, now.Sub(runStart), idle) {
+			if s.StartsOver(succeeded, now.Sub(runStart), idle) {
 				// In Loop every start-over counts, the first run's too;
 				// in Do only one that has something to start over.
 				startedOver = pos > 0 || c.loop
@@ -174,7 +172,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		d := p.Backoff(pos, prev)
 		if m.hinted {
 			d = max(m.hint, 0)
-			if limit := p.MaxHint(); d > limit {
+			if limit := s.MaxHint; d > limit {
 				if epoch.IsZero() {
 					epoch = c.now() // unobserved until now: Elapsed starts here
 				}
@@ -184,7 +182,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		if c.loop {
-			d = max(d, LoopMinPause)
+			d = max(d, loopMinPause)
 		}
 		if d > 0 && now.IsZero() {
 			now = c.now() // a real wait is coming: time it from here at the latest
@@ -203,10 +201,10 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		// nothing from the guard or the budget. The guard is asked first, so
 		// that a retry it denies spends no budget.
 		if guard != nil && !succeeded && !plumb.GuardAllowRetry(guard) {
-			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, ""), epoch)
+			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, "the guard sees failures dominate"), epoch)
 		}
 		if budget != nil && !succeeded && !plumb.BudgetTryRetry(budget, now) {
-			return c.finish(n, c.giveUp(n, since, err, epoch, ErrBudgetExhausted, ""), epoch)
+			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, "the retry budget is spent"), epoch)
 		}
 		if c.hooks != nil && c.hooks.OnRetry != nil {
 			c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, StartedOver: startedOver})
@@ -217,7 +215,7 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		prev = d
-		if reset.AfterStableRun > 0 || (c.loop && budget != nil) {
+		if resetStable > 0 || (c.loop && budget != nil) {
 			runStart = c.now()
 		}
 		if c.loop && budget != nil {
@@ -248,17 +246,14 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 // returns at the first outcome it cannot handle alone (a success, a mark,
 // an error the policy does not retry, a delay to wait) with the attempts
 // and zero waits made so far, for run to go on from.
-func immediate(ctx context.Context, fn func(context.Context) error, p policy.Policy, first error) (n, pos int, err error) {
+func immediate(ctx context.Context, fn func(context.Context) error, p policy.Policy, s *plumb.Settings, first error) (n, pos int, err error) {
 	n, err = 1, first
-	if ctx.Done() != nil || p.MaxAttempts() > 0 || p.MaxElapsed() > 0 || p.Budget() != nil || p.Guard() != nil ||
-		p.AttemptTimeout() > 0 || p.Jitter().Kind != backoff.NoJitter {
-		return n, 0, err
-	}
-	if r := p.ResetRule(); r.AfterIdle > 0 || r.AfterStableRun > 0 {
+	if !s.Unobserved || ctx.Done() != nil {
 		return n, 0, err
 	}
 	for err != nil {
-		if m := inspect(err); m.permanent || m.hinted || !p.Retryable(err) || p.Delay(pos+1) > 0 {
+		if m := inspect(err); m.permanent || m.hinted || (s.RetryIf != nil && !s.RetryIf(err)) ||
+			(!s.ZeroDelays && p.Backoff(pos+1, 0) > 0) {
 			break
 		}
 		pos++
@@ -285,7 +280,7 @@ func (c *call) attempt(fn func(context.Context) error, timeout time.Duration) er
 // withTimeout returns a context that expires timeout from now on clk: the
 // clock's own WithTimeout when it has one (benbjohnson/clock's Mock does),
 // the real clock's otherwise.
-func withTimeout(clk policy.Clock, ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+func withTimeout(clk plumb.Clock, ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if wt, ok := clk.(interface {
 		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
 	}); ok {

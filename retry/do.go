@@ -25,9 +25,8 @@ var (
 //   - an [*Error] matching [ErrExhausted] and the last error when the attempt
 //     or time limit ends the call; Do never starts a wait that would end past
 //     the time limit, it gives up then and there;
-//   - an [*Error] matching [ErrBudgetExhausted] and the last error, at once,
-//     when the policy's retry budget is spent, and one matching
-//     [ErrThrottled] when the policy's guard denies the retry;
+//   - an [*Error] matching [ErrThrottled] and the last error, at once, when
+//     the policy's retry budget is spent or its guard denies the retry;
 //   - an [*Error] matching ctx's error and the last error when ctx is done:
 //     before the first attempt (fn is then not called), or during a wait
 //     (Do returns at once, not when the timer fires); and one matching
@@ -44,15 +43,17 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	// The first-try path: a few loads and the call, so that Do costs next
 	// to nothing when nothing fails. ctx.Err is read directly here, as the
 	// standard library does; later checks go through Done.
-	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
-		err := fn(ctx)
-		if err == nil {
-			if g := p.Guard(); g != nil {
-				plumb.GuardSuccess(g)
+	if len(opts) == 0 && fn != nil && ctx != nil {
+		if s := plumb.Of(p); s.Simple && ctx.Err() == nil {
+			err := fn(ctx)
+			if err == nil {
+				if s.Guard != nil {
+					plumb.GuardSuccess(s.Guard)
+				}
+				return nil
 			}
-			return nil
+			return retryFirst(ctx, fn, p, s, err)
 		}
-		return retryFirst(ctx, fn, p, err)
 	}
 	return do(ctx, fn, p, opts, false)
 }
@@ -60,7 +61,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 // do runs a Do call (loop false) or a Loop call (loop true) from the start.
 func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
-	c := call{ctx: ctx, p: p, hooks: o.hooks, loop: loop}
+	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks, loop: loop}
 	if fn == nil {
 		return c.finish(0, errNilFunction, time.Time{})
 	}
@@ -75,12 +76,12 @@ func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 
 // retryFirst continues a call whose first attempt, made by the quick path,
 // failed with err.
-func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Policy, err error) error {
-	n, pos, err := immediate(ctx, fn, p, err)
+func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Policy, s *plumb.Settings, err error) error {
+	n, pos, err := immediate(ctx, fn, p, s, err)
 	if err == nil {
 		return nil
 	}
-	c := call{ctx: ctx, p: p, clk: p.Clock(), pos: pos}
+	c := call{ctx: ctx, p: p, s: s, clk: s.Clock, pos: pos}
 	return c.run(fn, err, n)
 }
 
@@ -93,21 +94,23 @@ func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Po
 // error of the operation's own: the call retries that error as any other
 // and, if it gives up, still returns the value with it.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
-	if len(opts) == 0 && fn != nil && ctx != nil && plumb.Simple(p) && ctx.Err() == nil {
-		v, err := fn(ctx)
-		if err == nil {
-			if g := p.Guard(); g != nil {
-				plumb.GuardSuccess(g)
+	if len(opts) == 0 && fn != nil && ctx != nil {
+		if s := plumb.Of(p); s.Simple && ctx.Err() == nil {
+			v, err := fn(ctx)
+			if err == nil {
+				if s.Guard != nil {
+					plumb.GuardSuccess(s.Guard)
+				}
+				return v, nil
 			}
-			return v, nil
+			return retryValueFirst(ctx, fn, p, s, v, err)
 		}
-		return retryValueFirst(ctx, fn, p, v, err)
 	}
 	return doValue(ctx, fn, p, opts)
 }
 
-func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, v T, err error) (T, error) {
-	c := call{ctx: ctx, p: p, clk: p.Clock()}
+func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, s *plumb.Settings, v T, err error) (T, error) {
+	c := call{ctx: ctx, p: p, s: s, clk: s.Clock}
 	err = c.run(func(ctx context.Context) error {
 		var err error
 		v, err = fn(ctx)
@@ -120,7 +123,7 @@ func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	var v T
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
-	c := call{ctx: ctx, p: p, hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return v, c.finish(0, errNilFunction, time.Time{})

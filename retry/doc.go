@@ -8,7 +8,7 @@
 // that call's stack, so a policy can be shared freely. When a call gives up
 // for any reason but the operation's own, its error is an [*Error] that
 // keeps the last operation error: errors.Is finds both it and the reason
-// ([ErrExhausted], [ErrBudgetExhausted], [ErrThrottled], context.Canceled,
+// ([ErrExhausted], [ErrThrottled], context.Canceled,
 // context.DeadlineExceeded). Operations steer the loop with [Permanent]
 // (stop now) and [After] (a server's hint of how long to wait); [Hooks]
 // observe it, and [SlogHooks] logs it.

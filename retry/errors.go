@@ -11,10 +11,12 @@ import (
 // or time limit ends the call.
 var ErrExhausted = errors.New("retry: exhausted")
 
-// ErrBudgetExhausted is matched, with the last error, by the error a call
-// returns at once, instead of waiting, when its policy's retry budget allows
-// no more retries (see policy.Budget).
-var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
+// ErrThrottled is matched, with the last error, by the error a call returns
+// at once, instead of waiting, when its policy's storm protection refuses a
+// retry: the retry budget is spent (policy.Budget), or the guard sees
+// failures dominate the calls to the dependency (policy.Guard). The message
+// says which.
+var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
@@ -51,8 +53,8 @@ type Error struct {
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).
 	Last error
-	// Cause says why the call stopped: ErrExhausted, ErrBudgetExhausted,
-	// ErrHintTooLong (a hint above the policy's hint ceiling), or the
+	// Cause says why the call stopped: ErrExhausted, ErrThrottled (the
+	// policy's budget or guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
 	// context's error (context.DeadlineExceeded also when the next wait
 	// would have ended after the context's deadline).
 	Cause error

@@ -52,13 +52,13 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
-	c := call{ctx: ctx, p: p, hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil:
 		return c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && !p.Hedge().Enabled():
+	case p.Validate() == nil && plumb.Of(p).Hedge == nil:
 		return c.finish(0, errNoHedge, time.Time{})
 	}
 	c.hedge = newHedger(p, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -83,13 +83,13 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 	var v T
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
-	c := call{ctx: ctx, p: p, hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return v, c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil && !ok:
 		return v, c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && !p.Hedge().Enabled():
+	case p.Validate() == nil && plumb.Of(p).Hedge == nil:
 		return v, c.finish(0, errNoHedge, time.Time{})
 	}
 	h := newHedger(p, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -124,17 +124,22 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 	return v, err
 }
 
+// maxHedgeInFlight is the largest policy.Hedge.MaxInFlight a valid policy
+// has.
+const maxHedgeInFlight = 10
+
 // hedger is what the attempts of a hedged call share. The attempts' own
 // goroutines use it, never the call, which stays on its caller's stack.
 type hedger struct {
-	h       policy.Hedge
-	clk     policy.Clock
-	guard   *policy.Guard
-	budget  *policy.Budget
-	timeout time.Duration
-	op      func(context.Context) (any, error)
-	keep    func(any) // the value of the attempt a round's error or success belongs to
-	drop    func(any) // a value the call does not return; nil: nothing to clean up
+	h          policy.Hedge
+	clk        plumb.Clock
+	guard      any // a *policy.Guard, or nil
+	budget     any // a *policy.Budget, or nil
+	timeout    time.Duration
+	maxElapsed time.Duration
+	op         func(context.Context) (any, error)
+	keep       func(any) // the value of the attempt a round's error or success belongs to
+	drop       func(any) // a value the call does not return; nil: nothing to clean up
 
 	// Written by the call's goroutine only.
 	hedges   int       // hedges started so far
@@ -145,7 +150,9 @@ type hedger struct {
 }
 
 func newHedger(p policy.Policy, op func(context.Context) (any, error)) *hedger {
-	return &hedger{h: p.Hedge(), clk: p.Clock(), guard: p.Guard(), budget: p.Budget(), timeout: p.AttemptTimeout(), op: op}
+	s := plumb.Of(p)
+	h, _ := s.Hedge.(policy.Hedge)
+	return &hedger{h: h, clk: s.Clock, guard: s.Guard, budget: s.Budget, timeout: s.AttemptTimeout, maxElapsed: s.MaxElapsed, op: op}
 }
 
 func (h *hedger) now() time.Time {
@@ -167,8 +174,8 @@ type outcome struct {
 type roundState struct {
 	mu      sync.Mutex
 	over    bool
-	ch      chan outcome                      // buffered for every attempt of the round: a send never blocks
-	charged [policy.MaxHedgeInFlight + 1]bool // attempts the guard already counted as failed, for being slow
+	ch      chan outcome               // buffered for every attempt of the round: a send never blocks
+	charged [maxHedgeInFlight + 1]bool // attempts the guard already counted as failed, for being slow
 }
 
 // attempt runs one attempt of a round on its own goroutine.
@@ -179,7 +186,7 @@ func (h *hedger) attempt(ctx context.Context, r *roundState, i int) {
 	}
 	v, err := h.try(ctx)
 	if err == nil && h.h.Latency != nil {
-		h.h.Latency.Observe(h.now().Sub(start))
+		plumb.LatencyObserve(h.h.Latency, h.now().Sub(start))
 	}
 	r.mu.Lock()
 	if !r.over {
@@ -256,7 +263,7 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 	r := &roundState{ch: make(chan outcome, limit)}
 	// Each attempt has a context of its own, so that the losers can be
 	// cancelled and the attempt whose value the call returns left alone.
-	var cancels [policy.MaxHedgeInFlight + 1]context.CancelFunc
+	var cancels [maxHedgeInFlight + 1]context.CancelFunc
 	ctx, cancel := context.WithCancel(c.ctx)
 	cancels[1] = cancel
 	started, running := 1, 1
@@ -265,8 +272,8 @@ func (c *call) round(made, left int, epoch time.Time) (int, error) {
 	var (
 		last       outcome // the latest failure, kept until a later outcome replaces it
 		failed     bool
-		lastHinted bool                              // last carries a hint (After)
-		reported   [policy.MaxHedgeInFlight + 1]bool // attempts whose outcome has come in
+		lastHinted bool                       // last carries a hint (After)
+		reported   [maxHedgeInFlight + 1]bool // attempts whose outcome has come in
 		fire       <-chan time.Time
 		timer      *time.Timer
 		hedging    = limit > 1
@@ -410,7 +417,7 @@ func (c *call) hedgeDelay(epoch time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	deadline, hasDeadline := c.ctx.Deadline()
-	maxElapsed := c.p.MaxElapsed()
+	maxElapsed := c.hedge.maxElapsed
 	if hasDeadline || (maxElapsed > 0 && !epoch.IsZero()) {
 		now := c.now()
 		if hasDeadline && !now.Add(d).Before(deadline) {

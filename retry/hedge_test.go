@@ -184,20 +184,21 @@ func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		p      policy.Policy
+		guard  *policy.Guard // the policy's, or nil
 		starts int
 		tokens float64
 	}{
-		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), 1, 4}, // no hedge; the slow attempt counts as failed, and its success puts nothing back
-		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), 2, 9.1},    // the hedged-over attempt counts as failed, the winner refills 0.1
-		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), 1, 0},
-		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), 2, 0},
+		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 4}, // no hedge; the slow attempt counts as failed, and its success puts nothing back
+		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 9.1},      // the hedged-over attempt counts as failed, the winner refills 0.1
+		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), nil, 1, 0},
+		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), nil, 2, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}, {after: time.Millisecond}}}
 				require.NoError(t, retry.Hedge(context.Background(), a.op, tt.p))
 				require.Equal(t, tt.starts, a.starts())
-				if g := tt.p.Guard(); g != nil {
+				if g := tt.guard; g != nil {
 					require.InDelta(t, tt.tokens, g.Tokens(), 1e-9)
 				}
 			})
@@ -346,10 +347,10 @@ func TestNoLeakAfterHedgedLosers(t *testing.T) {
 
 func TestHedgeConcurrentCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lat := policy.NewLatency(0.95, policy.DefaultLatencyWindow)
+		lat := policy.NewLatency(0.95, 1000)
 		p := policy.Exponential(time.Millisecond).WithMaxAttempts(4).
 			WithHedge(policy.Hedge{Delay: 20 * time.Millisecond, Latency: lat, MaxInFlight: 3}).
-			WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+			WithGuard(policy.NewGuard(10, 0.4))
 		var (
 			wg       sync.WaitGroup
 			ok       atomic.Int32
@@ -483,7 +484,7 @@ func TestHedgesStopWhenTheDependencyIsSlowAsAWhole(t *testing.T) {
 	// attempt counts as failed, its success puts nothing back, so the guard
 	// closes after a few calls and no hedge doubles the load after that.
 	synctest.Test(t, func(t *testing.T) {
-		g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+		g := policy.NewGuard(10, 0.4)
 		var ev events
 		p := hedged(10 * time.Millisecond).WithGuard(g)
 		hedges := make([]int, 0, 200)

@@ -33,8 +33,8 @@ func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
 		hint    time.Duration
 		ceiling time.Duration
 	}{
-		{"default ceiling", policy.Default(), 484289 * time.Hour, policy.DefaultMaxHint},
-		{"just above the default", policy.Default(), policy.DefaultMaxHint + time.Second, policy.DefaultMaxHint},
+		{"default ceiling", policy.Default(), 484289 * time.Hour, (5 * time.Minute)},
+		{"just above the default", policy.Default(), (5 * time.Minute) + time.Second, (5 * time.Minute)},
 		{"own ceiling", policy.Default().WithMaxHint(time.Minute), 2 * time.Minute, time.Minute},
 	}
 	for _, tt := range tests {
@@ -54,10 +54,10 @@ func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
 
 func TestHintAtTheCeilingIsWaited(t *testing.T) {
 	clk := retrytest.NewClock()
-	op := &script{errs: []error{retry.After(policy.DefaultMaxHint, errFlaky)}}
+	op := &script{errs: []error{retry.After((5 * time.Minute), errFlaky)}}
 	done := make(chan error, 1)
 	go func() { done <- retry.Do(context.Background(), op.op, policy.Default().WithClock(clk)) }()
-	require.Equal(t, policy.DefaultMaxHint, clk.Step(t))
+	require.Equal(t, (5 * time.Minute), clk.Step(t))
 	require.NoError(t, result(t, done))
 }
 

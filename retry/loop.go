@@ -10,7 +10,8 @@ import (
 // streams, consumers, supervised processes), until ctx is done or fn returns
 // a [Permanent] error or one the policy does not retry. Between runs it waits
 // the policy's back-off, whether the run failed or succeeded, and never less
-// than [LoopMinPause], so that a run that ends at once cannot spin.
+// than 10ms, so that a run that ends at once cannot spin: Loop makes at most
+// one run per 10ms, whatever the policy or a hint says.
 //
 // The policy's reset rule decides when the back-off starts over at its first
 // delay: by default after a run that returned nil, the first run included;

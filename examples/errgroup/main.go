@@ -67,7 +67,7 @@ func main() {
 			switch {
 			case e.Err == nil:
 				ok.Add(1)
-			case errors.Is(e.Err, retry.ErrBudgetExhausted):
+			case errors.Is(e.Err, retry.ErrThrottled):
 				denied.Add(1)
 			case errors.Is(e.Err, retry.ErrExhausted):
 				exhausted.Add(1)

@@ -77,7 +77,7 @@ func main() {
 	})
 
 	plain := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3)
-	lat := policy.NewLatency(0.95, policy.DefaultLatencyWindow)
+	lat := policy.NewLatency(0.95, 1000)
 	hedged := plain.WithHedge(policy.Hedge{Latency: lat})
 
 	fmt.Printf("%d GETs by %d callers; the server answers in %v, and in %v for 2%% of requests\n\n", calls, callers, fast, slow)

@@ -98,9 +98,9 @@ func Clients() []Client {
 // Guarded is the client with the default guard.
 func Guarded() Client {
 	return Client{
-		Name: fmt.Sprintf("NewGuard(%v, %v)", policy.DefaultGuardTokens, policy.DefaultGuardRatio),
+		Name: fmt.Sprintf("NewGuard(%v, %v)", 10, 0.4),
 		New: func() policy.Policy {
-			return Retrying().WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+			return Retrying().WithGuard(policy.NewGuard(10, 0.4))
 		},
 	}
 }

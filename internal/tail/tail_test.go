@@ -16,10 +16,10 @@ import (
 // Hedged is the hedging client of the goal: hedge after the adaptive p95,
 // one hedge at most, under the default guard; failures are retried after
 // 10 ms, up to 3 attempts in all.
-func hedged() policy.Policy {
+func hedged(lat *policy.Latency) policy.Policy {
 	return policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
-		WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)).
-		WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, policy.DefaultLatencyWindow)})
+		WithGuard(policy.NewGuard(10, 0.4)).
+		WithHedge(policy.Hedge{Latency: lat})
 }
 
 func inBubble(t *testing.T, call tail.Caller) tail.Result {
@@ -36,7 +36,8 @@ func TestHedgingGoal(t *testing.T) {
 	plain := inBubble(t, func(ctx context.Context, attempt func(context.Context) error) error {
 		return retry.Do(ctx, attempt, plainPolicy)
 	})
-	p := hedged()
+	lat := policy.NewLatency(0.95, 1000)
+	p := hedged(lat)
 	h := inBubble(t, func(ctx context.Context, attempt func(context.Context) error) error {
 		return retry.Hedge(ctx, attempt, p)
 	})
@@ -46,7 +47,7 @@ func TestHedgingGoal(t *testing.T) {
 		require.Zero(t, r.Failed)
 		require.Len(t, r.Latencies, 10_000)
 	}
-	est, _ := p.Hedge().Latency.Estimate()
+	est, _ := lat.Estimate()
 	t.Logf("hedge delay at the end: %v", est)
 	require.Equal(t, time.Second, plain.Percentile(0.99), "without hedging the p99 is a slow attempt")
 	require.Zero(t, plain.Extra())

@@ -329,7 +329,7 @@ func TestUnaryPushbackAboveHintCeiling(t *testing.T) {
 func TestGuardPerConnection(t *testing.T) {
 	p := policy.Constant(0).WithMaxAttempts(3)
 	dead := &health{steps: []step{{code: codes.Unavailable}}}
-	deadGuard := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+	deadGuard := policy.NewGuard(10, 0.4)
 	a, _ := unary(t, dead, p.WithGuard(deadGuard))
 	// 10 tokens, retries while more than 5 are left: 3 attempts, then 2,
 	// then one per call.
@@ -347,7 +347,7 @@ func TestGuardPerConnection(t *testing.T) {
 		want  codes.Code
 		calls int
 	}{
-		{"own guard", policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio), codes.OK, 2},
+		{"own guard", policy.NewGuard(10, 0.4), codes.OK, 2},
 		{"the dead connection's guard", deadGuard, codes.Unavailable, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -25,7 +26,7 @@ func WithHedging(h policy.Hedge) Option {
 
 // hedged reports whether req is hedged.
 func (t *Transport) hedged(req *http.Request) bool {
-	return t.hedge.Enabled() && Idempotent(req) &&
+	return (t.hedge.Delay > 0 || t.hedge.Latency != nil) && Idempotent(req) &&
 		(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil)
 }
 
@@ -59,7 +60,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		_ = c.req.Body.Close() // every attempt sends a body of its own, from GetBody
 	}
 	hs := &hedgeState{}
-	clk := c.p.Clock()
+	clk := plumb.Of(c.p).Clock
 	hooks := retry.Hooks{OnRetry: func(ctx context.Context, e retry.RetryEvent) {
 		// A wait is about to start: no response held so far is the final
 		// one, so each is released now rather than after the wait.

@@ -149,7 +149,7 @@ func (c *timeoutClock) nextTimeout(t *testing.T) time.Duration {
 	select {
 	case d := <-c.timeouts:
 		return d
-	case <-time.After(retrytest.DefaultPatience):
+	case <-time.After(10 * time.Second):
 		t.Fatal("no timeout started")
 		return 0
 	}

@@ -23,19 +23,17 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// DefaultMaxAttempts bounds the attempts of a request whose policy has
-// neither an attempt limit nor a time limit: 5, the first call and four
-// retries, as go-retryablehttp's default and gRPC's ceiling on maxAttempts.
-// A policy with either limit is used as it is.
-const DefaultMaxAttempts = 5
+// defaultMaxAttempts bounds the attempts of a request whose policy has
+// neither an attempt limit nor a time limit.
+const defaultMaxAttempts = 5
 
 // defaultPolicy is what a zero Transport uses.
-var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
+var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 
 // Transport is an http.RoundTripper that retries requests through a base
 // RoundTripper under a policy. Build one with [New]; a zero Transport sends
-// through http.DefaultTransport under policy.Default() bounded to
-// [DefaultMaxAttempts], with no guard (New gives each Transport one). A
+// through http.DefaultTransport under policy.Default() bounded to 5
+// attempts, with no guard (New gives each Transport one). A
 // Transport is safe for concurrent use.
 //
 // By default it retries connection errors (refused, reset, EOF before a
@@ -64,7 +62,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(DefaultMaxAttempts)
 //
 // A Retry-After header, in seconds or as an HTTP-date, is honoured as a
 // server hint (see retry.After): as given, up to the policy's hint ceiling
-// (policy.Policy.MaxHint), its time limit and the request's deadline; a
+// (policy.Policy.WithMaxHint), its time limit and the request's deadline; a
 // Retry-After past any of them ends the call at once with the response.
 // Retry-After: 0 retries at once. One that is garbled, negative or a date in
 // the past falls back to the schedule.
@@ -131,11 +129,12 @@ func WithHooks(h *retry.Hooks) Option {
 // policy.ErrInvalid, and no Transport, when p is invalid: a policy from a
 // configuration file is reported once, where the Transport is built, not on
 // every request. When p has neither an attempt limit nor a time limit, the
-// Transport stops after [DefaultMaxAttempts] attempts.
+// Transport stops after 5 attempts: the first call and four retries, as
+// go-retryablehttp's default and gRPC's ceiling on maxAttempts.
 //
 // Every Transport is guarded against retry storms: unless p has a guard or
 // [WithGuard] says otherwise, New gives the Transport a guard of its own,
-// policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio), which
+// policy.NewGuard(plumb.GuardTokens, plumb.GuardRatio), which
 // all its requests share. It learns the
 // outcome of every attempt (a response the Transport would not retry counts
 // as a success, a retryable status or connection error as a failure) and
@@ -147,9 +146,10 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
-	t := &Transport{base: base, timeout: p.AttemptTimeout(), built: true}
-	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
-		p = p.WithMaxAttempts(DefaultMaxAttempts)
+	s := plumb.Of(p)
+	t := &Transport{base: base, timeout: s.AttemptTimeout, built: true}
+	if s.MaxAttempts == 0 && s.MaxElapsed == 0 {
+		p = p.WithMaxAttempts(defaultMaxAttempts)
 	}
 	if t.timeout > 0 {
 		// The Transport times attempts itself: package retry would cancel
@@ -162,11 +162,11 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		}
 	}
 	switch {
-	case p.Guard() != nil:
+	case s.Guard != nil:
 	case t.guardSet:
 		p = p.WithGuard(t.guard)
 	default:
-		p = p.WithGuard(policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio))
+		p = p.WithGuard(policy.NewGuard(plumb.GuardTokens, plumb.GuardRatio))
 	}
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -210,7 +210,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
 		return c.runHedged()
 	}
-	if t.timeout == 0 && t.hooks == nil && plumb.Simple(p) {
+	if s := plumb.Of(p); t.timeout == 0 && t.hooks == nil && s.Simple {
 		// The first-try path: nothing of the retry machinery is set up
 		// for a request that needs no retry, as in package retry's own
 		// first-try path. A policy that needs the call's start (a time
@@ -218,8 +218,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// full path.
 		resp, err := base.RoundTrip(req)
 		if !retryable(req, resp, err) {
-			if g := p.Guard(); g != nil && err == nil {
-				plumb.GuardSuccess(g) // news of a healthy dependency
+			if s.Guard != nil && err == nil {
+				plumb.GuardSuccess(s.Guard) // news of a healthy dependency
 			}
 			return resp, err
 		}
@@ -327,7 +327,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	}
 	c.held = resp
 	serr := error(&statusError{status: resp.Status})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
+	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(plumb.Of(c.p).Clock)); ok {
 		serr = retry.After(d, serr)
 	}
 	return resp, serr
@@ -341,7 +341,7 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	timer := afterFunc(c.p.Clock(), d, cancel)
+	timer := afterFunc(plumb.Of(c.p).Clock, d, cancel)
 	resp, err := c.base.RoundTrip(r.WithContext(ctx))
 	if timer.Stop() { // the headers, or an error, came in time
 		if err != nil {

@@ -38,9 +38,8 @@ import (
 	"github.com/benbjohnson/clock"
 )
 
-// DefaultPatience is how long, in real time, [Clock.NextWait] waits for the
-// code under test to start a wait before it fails the test.
-const DefaultPatience = 10 * time.Second
+// defaultPatience is a new Clock's Patience.
+const defaultPatience = 10 * time.Second
 
 // Clock is a mock clock (github.com/benbjohnson/clock's Mock, embedded, so
 // Add, Set, WithTimeout and the rest are there) whose After also records the
@@ -55,7 +54,9 @@ const DefaultPatience = 10 * time.Second
 type Clock struct {
 	*clock.Mock
 
-	// Patience is how long NextWait waits in real time; set it before use.
+	// Patience is how long, in real time, NextWait waits for the code
+	// under test to start a wait before it fails the test: 10s in a Clock
+	// from NewClock. Set it before use.
 	Patience time.Duration
 
 	mu      sync.Mutex
@@ -67,7 +68,7 @@ type Clock struct {
 // NewClock returns a Clock whose time starts at the Unix epoch, as the Mock's
 // does.
 func NewClock() *Clock {
-	return &Clock{Mock: clock.NewMock(), Patience: DefaultPatience, signal: make(chan struct{}, 1)}
+	return &Clock{Mock: clock.NewMock(), Patience: defaultPatience, signal: make(chan struct{}, 1)}
 }
 
 // After registers a timer with the mock, exactly as the Mock does, and then

@@ -14,10 +14,11 @@ import (
 // documentation shows a whole test); here Waits counts the waits started.
 func ExampleClock() {
 	clk := retrytest.NewClock()
-	p := policy.Default().WithClock(clk)
+	p := policy.Default()
 
-	// What retry.Do does with p after a failed attempt: a 10s back-off.
-	woken := p.Clock().After(p.Delay(1))
+	// What retry.Do does, given p.WithClock(clk), after a failed attempt: a
+	// 10s back-off on the policy's clock.
+	woken := clk.After(p.Backoff(1, 0))
 
 	fmt.Println("waits started:", clk.Waits())
 	clk.Add(10 * time.Second)

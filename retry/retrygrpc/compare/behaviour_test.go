@@ -209,7 +209,7 @@ func TestStorm(t *testing.T) {
 	// retrykit with the connection's own storm guard, as recommended.
 	t.Run("retrykit+guard", func(t *testing.T) {
 		h := &health{steps: []step{{code: codes.Unavailable}}}
-		g := policy.NewGuard(policy.DefaultGuardTokens, policy.DefaultGuardRatio)
+		g := policy.NewGuard(10, 0.4)
 		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithGuard(g)
 		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
 		const calls = 50
@@ -218,7 +218,7 @@ func TestStorm(t *testing.T) {
 			require.Equal(t, codes.Unavailable, status.Code(err))
 		}
 		amp := float64(len(h.calls())) / calls
-		t.Logf("retrykit with policy.NewGuard(%v, %v): %.2f attempts per call against a dead server", policy.DefaultGuardTokens, policy.DefaultGuardRatio, amp)
+		t.Logf("retrykit with policy.NewGuard(10, 0.4): %.2f attempts per call against a dead server", amp)
 		require.Equal(t, 53, len(h.calls()), "3 attempts, then 2, then 1 per call")
 	})
 }
