@@ -34,6 +34,7 @@ const (
 )
 
 type config struct {
+	run         plumb.Settings // what running a call needs, worked out once per value; the first field, for plumb.Of
 	kind        kind
 	base        time.Duration // exponential and constant
 	factor      float64       // exponential; 1 for the others, which do not grow
@@ -52,10 +53,9 @@ type config struct {
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	hedge       Hedge
-	err         error          // what Validate reports, worked out once per value
-	run         plumb.Settings // what running a call needs, worked out once per value
-	shifts      uint           // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
-	ceiling     time.Duration  // and ceiling (the cap, saturation, or the constant) after
+	err         error         // what Validate reports, worked out once per value
+	shifts      uint          // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
+	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
 }
 
 var defaultConfig = sealed(config{

@@ -44,7 +44,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 	// to nothing when nothing fails. ctx.Err is read directly here, as the
 	// standard library does; later checks go through Done.
 	if len(opts) == 0 && fn != nil && ctx != nil {
-		if s := plumb.Of(p); s.Simple && ctx.Err() == nil {
+		if s := plumb.Of(&p); s.Simple && ctx.Err() == nil {
 			err := fn(ctx)
 			if err == nil {
 				if s.Guard != nil {
@@ -61,7 +61,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 // do runs a Do call (loop false) or a Loop call (loop true) from the start.
 func do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
-	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks, loop: loop}
+	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks, loop: loop}
 	if fn == nil {
 		return c.finish(0, errNilFunction, time.Time{})
 	}
@@ -95,7 +95,7 @@ func retryFirst(ctx context.Context, fn func(context.Context) error, p policy.Po
 // and, if it gives up, still returns the value with it.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	if len(opts) == 0 && fn != nil && ctx != nil {
-		if s := plumb.Of(p); s.Simple && ctx.Err() == nil {
+		if s := plumb.Of(&p); s.Simple && ctx.Err() == nil {
 			v, err := fn(ctx)
 			if err == nil {
 				if s.Guard != nil {
@@ -123,7 +123,7 @@ func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	var v T
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
-	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return v, c.finish(0, errNilFunction, time.Time{})

@@ -52,13 +52,13 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
-	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil:
 		return c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && plumb.Of(p).Hedge == nil:
+	case p.Validate() == nil && plumb.Of(&p).Hedge == nil:
 		return c.finish(0, errNoHedge, time.Time{})
 	}
 	c.hedge = newHedger(p, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -83,13 +83,13 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 	var v T
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
-	c := call{ctx: ctx, p: p, s: plumb.Of(p), hooks: o.hooks}
+	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks}
 	switch {
 	case fn == nil:
 		return v, c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil && !ok:
 		return v, c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && plumb.Of(p).Hedge == nil:
+	case p.Validate() == nil && plumb.Of(&p).Hedge == nil:
 		return v, c.finish(0, errNoHedge, time.Time{})
 	}
 	h := newHedger(p, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -150,7 +150,7 @@ type hedger struct {
 }
 
 func newHedger(p policy.Policy, op func(context.Context) (any, error)) *hedger {
-	s := plumb.Of(p)
+	s := plumb.Of(&p)
 	h, _ := s.Hedge.(policy.Hedge)
 	return &hedger{h: h, clk: s.Clock, guard: s.Guard, budget: s.Budget, timeout: s.AttemptTimeout, maxElapsed: s.MaxElapsed, op: op}
 }

@@ -8,7 +8,10 @@
 // those types is a single pointer.
 package plumb
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // Clock is policy.Clock, repeated here so that Settings can hold one.
 type Clock interface {
@@ -62,9 +65,22 @@ const (
 	GuardRatio  = 0.4
 )
 
+// Of returns the settings of *p, which must be a policy.Policy: a single
+// pointer to its configuration, whose first field is its Settings, or nil
+// for the default policy, whose Settings are Default. Package policy checks
+// that layout when it is compiled; reading it here, rather than through a
+// function package policy sets, lets a call's first try cost a load and a
+// compare instead of an indirect call.
+func Of[P any](p *P) *Settings {
+	if s := *(**Settings)(unsafe.Pointer(p)); s != nil {
+		return s
+	}
+	return Default
+}
+
 var (
-	// Of returns the settings of a policy.Policy.
-	Of func(p any) *Settings
+	// Default is the Settings of the default policy, the zero Policy.
+	Default *Settings
 
 	// BudgetCall records one call at time now.
 	BudgetCall func(b any, now time.Time)

@@ -50,7 +50,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		if err := cp.Validate(); err != nil {
 			return nil, toStatus(fmt.Errorf("retrygrpc: %w: %w", retry.ErrInvalid, err))
 		}
-		if plumb.Of(cp).AttemptTimeout > 0 {
+		if plumb.Of(&cp).AttemptTimeout > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)
 		}
 		s := &clientStream{cfg: c, p: cp, caller: ctx, desc: desc, cc: cc, method: method, streamer: streamer, opts: callOpts}

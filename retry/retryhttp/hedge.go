@@ -60,7 +60,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		_ = c.req.Body.Close() // every attempt sends a body of its own, from GetBody
 	}
 	hs := &hedgeState{}
-	clk := plumb.Of(c.p).Clock
+	clk := plumb.Of(&c.p).Clock
 	hooks := retry.Hooks{OnRetry: func(ctx context.Context, e retry.RetryEvent) {
 		// A wait is about to start: no response held so far is the final
 		// one, so each is released now rather than after the wait.

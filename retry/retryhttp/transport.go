@@ -146,7 +146,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
-	s := plumb.Of(p)
+	s := plumb.Of(&p)
 	t := &Transport{base: base, timeout: s.AttemptTimeout, built: true}
 	if s.MaxAttempts == 0 && s.MaxElapsed == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
@@ -210,7 +210,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
 		return c.runHedged()
 	}
-	if s := plumb.Of(p); t.timeout == 0 && t.hooks == nil && s.Simple {
+	if s := plumb.Of(&p); t.timeout == 0 && t.hooks == nil && s.Simple {
 		// The first-try path: nothing of the retry machinery is set up
 		// for a request that needs no retry, as in package retry's own
 		// first-try path. A policy that needs the call's start (a time
@@ -327,7 +327,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	}
 	c.held = resp
 	serr := error(&statusError{status: resp.Status})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(plumb.Of(c.p).Clock)); ok {
+	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(plumb.Of(&c.p).Clock)); ok {
 		serr = retry.After(d, serr)
 	}
 	return resp, serr
@@ -341,7 +341,7 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	timer := afterFunc(plumb.Of(c.p).Clock, d, cancel)
+	timer := afterFunc(plumb.Of(&c.p).Clock, d, cancel)
 	resp, err := c.base.RoundTrip(r.WithContext(ctx))
 	if timer.Stop() { // the headers, or an error, came in time
 		if err != nil {
