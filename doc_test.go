@@ -490,6 +490,7 @@ var wantExamples = map[string][]string{
 	"retry/retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
 	"retry/retrytest": {"Clock"},
 	"retry/retrysql":  {"Tx", "AmbiguousCommitError"},
+	".":               {""}, // the package's own Example: the tour in one call
 }
 
 // TestExamples checks that every example of the packages users import is
@@ -497,7 +498,7 @@ var wantExamples = map[string][]string{
 // and pkg.go.dev show it, and that each such package has the examples of
 // wantExamples.
 func TestExamples(t *testing.T) {
-	for _, dir := range []string{"backoff", "policy", "retry", "retry/retryhttp", "retry/retrytest", "retry/retrysql"} {
+	for _, dir := range []string{".", "backoff", "policy", "retry", "retry/retryhttp", "retry/retrytest", "retry/retrysql", "retry/retrygrpc"} {
 		t.Run(dir, func(t *testing.T) {
 			fset := token.NewFileSet()
 			paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
