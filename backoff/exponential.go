@@ -17,6 +17,11 @@ import (
 //
 // A zero Exponential waits zero. Exponential is a plain value, safe for
 // concurrent use.
+//
+// Both packages have an Exponential because they answer different
+// questions. This one is the bare schedule: delays only, for code that
+// computes its own. To retry calls, reach for policy.Exponential, which
+// builds on it and adds a cap, limits, jitter and which errors to retry.
 type Exponential struct {
 	Base   time.Duration
 	Factor float64
@@ -25,9 +30,6 @@ type Exponential struct {
 var _ Schedule = Exponential{}
 
 // Delay returns the delay after failed attempt n.
-//
-// To retry calls, reach for policy.Exponential, which adds a cap, limits,
-// jitter and error classification to this schedule.
 func (e Exponential) Delay(n int) time.Duration {
 	if e.Base <= 0 {
 		return 0

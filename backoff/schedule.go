@@ -31,13 +31,14 @@ const maxDuration = time.Duration(math.MaxInt64)
 
 // Constant waits the same delay after every attempt. A negative value waits
 // zero. The zero value waits zero: it retries at once.
+//
+// This is the bare schedule; to retry calls, reach for policy.Constant,
+// which adds limits and which errors to retry.
 type Constant time.Duration
 
 var _ Schedule = Constant(0)
 
 // Delay returns the constant, or zero when it is negative.
-//
-// To retry calls, reach for policy.Constant; this is the bare schedule.
 func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
 
 // Cap returns a schedule that never waits longer than limit: the delay for n

@@ -25,8 +25,9 @@ type Strategy interface {
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
 //
-// This is the seed's stateful API, for a loop of one's own; to retry calls,
-// reach for policy.Default, which keeps its state on each call's stack.
+// Default is the stateful API of the kubelet's own back-off module, for a
+// loop of one's own. To retry calls, reach for policy.Default, the same
+// numbers as a Policy, whose calls keep their state on their own stacks.
 func Default() Strategy {
 	// Kubelet in shift form: 10s<<0 … 10s<<4 stay under the cap.
 	return &shifts{base: kubeletBase, limit: kubeletCap, exact: 5}
