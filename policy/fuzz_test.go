@@ -73,5 +73,8 @@ func FuzzDelay(f *testing.F) {
 		if got := p.Delay(n); got != want {
 			t.Fatalf("%v: Delay(%d) = %v, want %v", p, n, got, want)
 		}
+		if got := p.Backoff(n, 0); got != want {
+			t.Fatalf("%v: Backoff(%d, 0) = %v, want %v", p, n, got, want)
+		}
 	})
 }

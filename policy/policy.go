@@ -56,6 +56,7 @@ type config struct {
 	err         error         // what Validate reports, worked out once per value
 	shifts      uint          // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
+	exact       uint          // shifts, for a policy without jitter; 0 otherwise
 }
 
 var defaultConfig = sealed(config{
@@ -306,6 +307,20 @@ func (c *config) delay(n int) time.Duration {
 // jitter Backoff is a pure function of n: the kubelet policy, Default, gives
 // 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
+	// Without jitter, a doubling or constant schedule is an exact shift
+	// below its ceiling and the ceiling after: small enough for Backoff to
+	// be inlined into its caller.
+	if c := p.cfg(); c.exact > 0 && n > 0 {
+		if k := uint(n - 1); k < c.exact {
+			return c.base << (k & 63)
+		}
+		return c.ceiling
+	}
+	return p.backoff(n, prev)
+}
+
+// backoff is Backoff's general path.
+func (p Policy) backoff(n int, prev time.Duration) time.Duration {
 	c := p.cfg()
 	if c.jitter.Kind == backoff.NoJitter {
 		return p.delay(n)
@@ -400,6 +415,10 @@ func (c *config) seal() {
 		for c.shifts < 63 && c.base<<c.shifts>>c.shifts == c.base && c.base<<c.shifts <= c.ceiling {
 			c.shifts++
 		}
+	}
+	c.exact = 0
+	if c.jitter.Kind == backoff.NoJitter {
+		c.exact = c.shifts
 	}
 }
 
