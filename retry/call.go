@@ -66,7 +66,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	resetIdle, resetStable := s.ResetIdle, s.ResetStable
 	deadline, hasDeadline := c.ctx.Deadline()
 	ctxDone := c.ctx.Done() // nil for a context that is never done
-	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || resetIdle > 0 || resetStable > 0
+	// A Loop is timed: its start-overs move the epoch, which needs the
+	// time of every run's end.
+	timed := maxElapsed > 0 || hasDeadline || c.hooks != nil || budget != nil || resetIdle > 0 || resetStable > 0 || c.loop
 	// Elapsed times count from the end of the first attempt. They can be
 	// seen only where something can stop the call or report on it; a call
 	// with no limit, hooks, budget or guard and a context that is never done
@@ -129,17 +131,6 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 				epoch = c.hedge.firstEnd // the first attempt ended before its round did
 			}
 		}
-		if ctxDone != nil {
-			select {
-			case <-ctxDone:
-				return c.finish(n, c.stopped(c.ctx.Err(), n, since, err, epoch), epoch)
-			default:
-			}
-		}
-		if !succeeded && guard != nil && !counted { // an outcome that says something about the dependency
-			plumb.GuardFailure(guard)
-		}
-
 		startedOver := false
 		if succeeded || resetIdle > 0 || resetStable > 0 {
 			idle := time.Duration(-1)
@@ -161,10 +152,23 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if c.loop && succeeded {
 			since = 0 // a success ends a run of failures, whatever the reset rule
 		}
+		// The context is asked once the outcome has been accounted for, so
+		// that a Loop stopped after a run that started the back-off over
+		// reports the new sequence.
+		if ctxDone != nil {
+			select {
+			case <-ctxDone:
+				return c.finish(n, c.stopped(c.ctx.Err(), n, since, err, epoch), epoch)
+			default:
+			}
+		}
+		if !succeeded && guard != nil && !counted { // an outcome that says something about the dependency
+			plumb.GuardFailure(guard)
+		}
 		if !succeeded {
 			lastFail = now
 			if maxAttempts > 0 && since >= maxAttempts {
-				return c.finish(n, c.giveUp(n, since, err, epoch, ErrExhausted, ""), epoch)
+				return c.finish(n, c.giveUp(n, since, err, epoch, now, ErrExhausted, ""), epoch)
 			}
 		}
 
@@ -174,9 +178,10 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			d = max(m.hint, 0)
 			if limit := s.MaxHint; d > limit {
 				if epoch.IsZero() {
-					epoch = c.now() // unobserved until now: Elapsed starts here
+					now = c.now()
+					epoch = now // unobserved until now: Elapsed starts here
 				}
-				e := c.giveUp(n, since, err, epoch, ErrHintTooLong,
+				e := c.giveUp(n, since, err, epoch, now, ErrHintTooLong,
 					fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, limit))
 				return c.finish(n, e, epoch)
 			}
@@ -188,12 +193,12 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			now = c.now() // a real wait is coming: time it from here at the latest
 		}
 		if maxElapsed > 0 && d > maxElapsed-max(now.Sub(epoch), 0) { // written so that a huge d cannot overflow
-			e := c.giveUp(n, since, err, epoch, ErrExhausted, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
+			e := c.giveUp(n, since, err, epoch, now, ErrExhausted, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
 			e.hint = m.hinted
 			return c.finish(n, e, epoch)
 		}
 		if hasDeadline && !now.Add(d).Before(deadline) {
-			e := c.giveUp(n, since, err, epoch, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+			e := c.giveUp(n, since, err, epoch, now, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
 			e.hint = m.hinted
 			return c.finish(n, e, epoch)
 		}
@@ -201,10 +206,10 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		// nothing from the guard or the budget. The guard is asked first, so
 		// that a retry it denies spends no budget.
 		if guard != nil && !succeeded && !plumb.GuardAllowRetry(guard) {
-			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, "the guard sees failures dominate"), epoch)
+			return c.finish(n, c.giveUp(n, since, err, epoch, now, ErrThrottled, "the guard sees failures dominate"), epoch)
 		}
 		if budget != nil && !succeeded && !plumb.BudgetTryRetry(budget, now) {
-			return c.finish(n, c.giveUp(n, since, err, epoch, ErrThrottled, "the retry budget is spent"), epoch)
+			return c.finish(n, c.giveUp(n, since, err, epoch, now, ErrThrottled, "the retry budget is spent"), epoch)
 		}
 		if c.hooks != nil && c.hooks.OnRetry != nil {
 			c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: n, Err: err, Delay: d, Elapsed: now.Sub(epoch), Hinted: m.hinted, StartedOver: startedOver})
@@ -338,8 +343,19 @@ func (c *call) since(epoch time.Time) time.Duration {
 
 // giveUp builds the error of a call that the policy ends after n attempts,
 // since of them after the last start-over, for cause.
-func (c *call) giveUp(n, since int, last error, epoch time.Time, cause error, detail string) *Error {
-	e := &Error{Attempts: n, Elapsed: c.since(epoch), Last: last, Cause: cause, detail: detail}
+// now is when the policy decided to stop, if the clock was read for that
+// decision: the call's elapsed time ends there, and a call stopped right at
+// its first attempt's end reports 0.
+func (c *call) giveUp(n, since int, last error, epoch, now time.Time, cause error, detail string) *Error {
+	elapsed := time.Duration(0)
+	switch {
+	case epoch.IsZero():
+	case now.IsZero():
+		elapsed = c.since(epoch)
+	default:
+		elapsed = max(now.Sub(epoch), 0)
+	}
+	e := &Error{Attempts: n, Elapsed: elapsed, Last: last, Cause: cause, detail: detail}
 	if c.loop {
 		e.Attempts, e.total, e.loop = since, n, true
 	}
@@ -350,7 +366,7 @@ func (c *call) giveUp(n, since int, last error, epoch time.Time, cause error, de
 // cause = ctx.Err(). Only call it once Done is closed: some contexts read
 // their error without a lock.
 func (c *call) stopped(cause error, n, since int, last error, epoch time.Time) *Error {
-	e := c.giveUp(n, since, last, epoch, cause, "")
+	e := c.giveUp(n, since, last, epoch, time.Time{}, cause, "")
 	if cc := context.Cause(c.ctx); cc != nil && cc != cause && cc != c.ctx.Err() {
 		e.ctxCause = cc
 	}

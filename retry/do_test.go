@@ -459,3 +459,49 @@ func TestImmediateRetriesHandOverToTheSchedule(t *testing.T) {
 	require.Same(t, errStop, retry.Do(context.Background(), (&script{errs: []error{errFlaky, errFlaky, errStop}}).op, p))
 	require.Same(t, errStop, retry.Do(context.Background(), (&script{errs: []error{errFlaky, retry.Permanent(errStop)}}).op, policy.Constant(0)))
 }
+
+// tickingClock moves on by a microsecond at every Now, so that any second
+// reading of it shows.
+type tickingClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *tickingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Microsecond)
+	return c.now
+}
+
+func (c *tickingClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	ch <- c.Now()
+	return ch
+}
+
+// TestElapsedZeroWhenStoppedAtTheFirstAttemptsEnd: a call the policy stops
+// right at the end of its first attempt reports an Elapsed of 0, whatever
+// stops it, since elapsed time counts from that end.
+func TestElapsedZeroWhenStoppedAtTheFirstAttemptsEnd(t *testing.T) {
+	for name, tt := range map[string]struct {
+		p     policy.Policy
+		err   error
+		cause error
+	}{
+		"attempt limit": {policy.Constant(time.Second).WithMaxAttempts(1), errFlaky, retry.ErrExhausted},
+		"time limit":    {policy.Constant(time.Second).WithMaxElapsed(time.Nanosecond), errFlaky, retry.ErrExhausted},
+		"budget":        {policy.Constant(time.Second).WithBudget(policy.NewBudget(0, 0)), errFlaky, retry.ErrThrottled},
+		"guard":         {policy.Constant(time.Second).WithGuard(policy.NewGuard(1, 1)), errFlaky, retry.ErrThrottled},
+		"hint ceiling":  {policy.Constant(time.Second).WithMaxHint(time.Millisecond), retry.After(time.Hour, errFlaky), retry.ErrHintTooLong},
+	} {
+		clk := &tickingClock{now: time.Unix(0, 0)}
+		err := retry.Do(context.Background(), fails(1, tt.err).op, tt.p.WithClock(clk))
+		var re *retry.Error
+		require.ErrorAs(t, err, &re, name)
+		require.ErrorIs(t, err, tt.cause, name)
+		require.Equal(t, 1, re.Attempts, name)
+		require.Zero(t, re.Elapsed, name)
+		require.NotContains(t, err.Error(), " in ", name)
+	}
+}

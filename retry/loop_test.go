@@ -314,3 +314,66 @@ func TestLoopFirstRunSuccessIsReportedAsAStartOver(t *testing.T) {
 	require.True(t, ev.retries[0].StartedOver, "the first run's success starts over like any later one")
 	require.True(t, ev.retries[1].StartedOver)
 }
+
+// TestLoopElapsedWhateverObservesIt: a Loop's Elapsed counts from the end of
+// the run that last started the back-off over, whether or not hooks watch
+// the call. Run 2 succeeds and starts over; run 3 fails after five minutes;
+// run 4 fails and cancels: Elapsed is from the end of run 2 to the end of
+// run 4.
+func TestLoopElapsedWhateverObservesIt(t *testing.T) {
+	for _, hooks := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			var opts []retry.Option
+			if hooks {
+				opts = append(opts, retry.WithHooks(&retry.Hooks{}))
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runs := 0
+			err := retry.Loop(ctx, func(context.Context) error {
+				switch runs++; runs {
+				case 1:
+					return errCrash
+				case 2:
+					return nil
+				case 3:
+					time.Sleep(5 * time.Minute)
+					return errCrash
+				}
+				cancel()
+				return errCrash
+			}, policy.Constant(0), opts...)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			// Pauses of 10ms after runs 2 and 3, and run 3's five minutes.
+			require.Equal(t, 5*time.Minute+20*time.Millisecond, re.Elapsed, "hooks %v", hooks)
+			require.Equal(t, 2, re.Attempts, "hooks %v: failed runs in a row", hooks)
+			require.ErrorIs(t, err, context.Canceled)
+		})
+	}
+}
+
+// TestLoopStoppedAfterASuccessThatStartedOver: a Loop whose context ends
+// with a successful run reports the new sequence: no failed run in a row,
+// no last error, and no time since the start-over.
+func TestLoopStoppedAfterASuccessThatStartedOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		runs := 0
+		err := retry.Loop(ctx, func(context.Context) error {
+			if runs++; runs == 1 {
+				return errCrash
+			}
+			time.Sleep(time.Second)
+			cancel()
+			return nil
+		}, policy.Constant(time.Second))
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 0, re.Attempts)
+		require.NoError(t, re.Last)
+		require.Zero(t, re.Elapsed)
+		require.ErrorIs(t, err, context.Canceled)
+	})
+}
