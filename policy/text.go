@@ -54,7 +54,7 @@ func (p Policy) MarshalText() ([]byte, error) {
 // "exponential 100ms x2 cap 5s attempts 5 jitter full". The grammar:
 //
 //	policy    = schedule { setting }
-//	schedule  = "default" | "exponential" DURATION [ "x" FACTOR ] | "constant" DURATION
+//	schedule  = "default" | "exponential" DURATION [ "x"FACTOR ] | "constant" DURATION
 //	setting   = "cap" DURATION | "attempts" INT | "elapsed" DURATION
 //	          | "jitter" KIND [ FRACTION ] | "attempt-timeout" DURATION
 //	          | "max-hint" DURATION
@@ -62,7 +62,8 @@ func (p Policy) MarshalText() ([]byte, error) {
 //
 // Words are separated by spaces, DURATION is what time.ParseDuration reads
 // and KIND one of none, full, equal, decorrelated, proportional, symmetric.
-// An exponential schedule without a factor doubles; "x" may also be "×".
+// The factor is one word with its "x", as in x1.6 ("×" may stand for the
+// "x"); an exponential schedule without one doubles.
 // "default" is [Default] and the settings after it change it; each setting
 // may appear once.
 //

@@ -118,6 +118,7 @@ func TestParseRejects(t *testing.T) {
 		{"exponential 10", `bad word "10", expected a duration`},
 		{"exponential 1s xtwo", `bad word "xtwo", expected a factor`},
 		{"exponential 1s x", `bad word "x", expected a factor`},
+		{"exponential 1s x 2", `bad word "x", expected a factor such as x2 or x1.6`},
 		{"exponential 1s x0.5", "invalid factor"},
 		{"exponential 1s xNaN", "invalid factor"},
 		{"exponential 1s x+Inf", "invalid factor"},

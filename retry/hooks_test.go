@@ -244,6 +244,9 @@ func TestSlogHooksLoopShutdownIsNotAFailure(t *testing.T) {
 	out := buf.String()
 	require.NotContains(t, out, "gave up")
 	require.Contains(t, out, `"level":"DEBUG","msg":"retry: stopped"`)
+	// The pauses after healthy runs are not retries: nothing at warn.
+	require.Contains(t, out, `"level":"DEBUG","msg":"retry: waiting"`)
+	require.NotContains(t, out, `"level":"WARN"`)
 }
 
 // codeError is an error with an exported field, so that a JSON handler

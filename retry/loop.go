@@ -32,7 +32,7 @@ import (
 // such loops a guard (policy.NewGuard), which counts outcomes, not time.
 //
 // Each wait is reported to the hooks' OnRetry (with Err nil after a run that
-// succeeded, and Reset set when the back-off started over). When ctx ends
+// succeeded, and StartedOver set when the back-off started over). When ctx ends
 // Loop, the error matches ctx's error and keeps the last run's error. Loop
 // always returns a non-nil error.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {

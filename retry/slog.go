@@ -11,7 +11,8 @@ import (
 //
 //   - one record at level for each retry ("retry: waiting", with attempt,
 //     delay, elapsed and the error as a value, slog.Any("error", err)), none
-//     after the final attempt;
+//     after the final attempt; the pause after a successful run of a Loop,
+//     which is not a retry, is logged at slog.LevelDebug, with no error;
 //   - one record at the end of a call that retried, hedged or failed:
 //     "retry: gave up" at level, with the error, or "retry: succeeded"; with
 //     the hedges started and the attempt that won when it was not the last
@@ -25,8 +26,11 @@ import (
 func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 	return &Hooks{
 		OnRetry: func(ctx context.Context, e RetryEvent) {
-			lg := logger(l)
-			if !lg.Enabled(ctx, level) {
+			lg, lvl := logger(l), level
+			if e.Err == nil {
+				lvl = slog.LevelDebug // a Loop's pause after a healthy run
+			}
+			if !lg.Enabled(ctx, lvl) {
 				return
 			}
 			attrs := []slog.Attr{
@@ -43,7 +47,7 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if e.StartedOver {
 				attrs = append(attrs, slog.Bool("reset", true))
 			}
-			lg.LogAttrs(ctx, level, "retry: waiting", attrs...)
+			lg.LogAttrs(ctx, lvl, "retry: waiting", attrs...)
 		},
 		OnDone: func(ctx context.Context, e DoneEvent) {
 			if e.Err == nil && e.Attempts <= 1 {

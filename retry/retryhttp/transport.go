@@ -134,7 +134,7 @@ func WithHooks(h *retry.Hooks) Option {
 //
 // Every Transport is guarded against retry storms: unless p has a guard or
 // [WithGuard] says otherwise, New gives the Transport a guard of its own,
-// policy.NewGuard(plumb.GuardTokens, plumb.GuardRatio), which
+// policy.NewGuard(10, 0.4), which
 // all its requests share. It learns the
 // outcome of every attempt (a response the Transport would not retry counts
 // as a success, a retryable status or connection error as a failure) and
