@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/retrykit/retrykit/retry"
@@ -34,14 +35,14 @@ func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 
 // Idempotent reports whether req is safe to send more than once: its method
 // is GET, HEAD, OPTIONS, TRACE, PUT or DELETE (RFC 9110, 9.2.2), or it
-// carries an Idempotency-Key header.
+// carries an Idempotency-Key header with a value. An empty key names no
+// operation for the server to recognise again, so it does not count.
 func Idempotent(req *http.Request) bool {
 	switch req.Method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
 		return true
 	}
-	_, ok := req.Header["Idempotency-Key"]
-	return ok
+	return strings.TrimSpace(req.Header.Get("Idempotency-Key")) != ""
 }
 
 // ConnectionError reports whether err, from sending a request, is a failure

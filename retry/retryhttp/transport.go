@@ -40,7 +40,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // response, and the base transport's own timeouts: dial, TLS handshake,
 // response headers, i/o) and the statuses 429, 502, 503 and 504, and only
 // for requests that are safe to repeat: GET, HEAD, OPTIONS, TRACE, PUT,
-// DELETE, or any request that carries an Idempotency-Key header. Whether the
+// DELETE, or any request that carries a non-empty Idempotency-Key header. Whether the
 // caller gave up is decided from the request's context alone: once it is
 // done, nothing is retried. [WithRetryable] replaces that classification.
 //

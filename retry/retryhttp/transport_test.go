@@ -139,6 +139,21 @@ func TestPostWithoutIdempotencyKeyNotRetried(t *testing.T) {
 	require.Equal(t, 1, f.count())
 }
 
+func TestPostWithAnEmptyIdempotencyKeyNotRetried(t *testing.T) {
+	for _, key := range []string{"", "  "} {
+		f := &flaky{statuses: []int{503, 200}}
+		srv, client := serve(t, f)
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("order #1"))
+		require.NoError(t, err)
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		require.Equal(t, 503, resp.StatusCode, "key %q", key)
+		body(t, resp)
+		require.Equal(t, 1, f.count(), "key %q", key)
+	}
+}
+
 func TestPostWithIdempotencyKeyRetriedWithTheSameBody(t *testing.T) {
 	f := &flaky{statuses: []int{503, 503, 200}}
 	srv, client := serve(t, f)
