@@ -138,6 +138,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 		add(obj.Schedule, obj.Base)
 	}
 	if obj.Factor != nil {
+		if obj.Schedule != "exponential" {
+			return fmt.Errorf("policy: JSON: \"factor\" given without \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
+		}
 		add("x" + formatFloat(*obj.Factor))
 	}
 	if obj.Cap != "" {

@@ -94,6 +94,16 @@ func TestJSONRejects(t *testing.T) {
 		require.ErrorIs(t, err, policy.ErrInvalid, in)
 		require.Equal(t, "constant 1s", p.String(), "%s: a failed parse leaves the policy as it was", in)
 	}
+	// A JSON setting is named in JSON's words, not in the text form's.
+	for _, in := range []string{
+		`{"schedule": "constant", "base": "1s", "factor": 2}`,
+		`{"factor": 1.6}`,
+	} {
+		var p policy.Policy
+		err := json.Unmarshal([]byte(in), &p)
+		require.ErrorIs(t, err, policy.ErrInvalid, in)
+		require.ErrorContains(t, err, `"factor" given without "schedule": "exponential"`, in)
+	}
 }
 
 func TestFlagValue(t *testing.T) {
