@@ -16,8 +16,9 @@ import (
 // sweep: the table keeps two generations of keys, the one being filled and
 // the one before it, and lets go of a generation as a whole once every key in
 // it is idle. Every call costs about the same, however many keys the table
-// holds, and the memory of keys that came and went returns to the runtime
-// (Go maps never shrink; a dropped generation is freed whole). The keys held
+// holds (but see [NewKeyed] for a table with no idle window), and the
+// memory of keys that came and went returns to the runtime (Go maps never
+// shrink; a dropped generation is freed whole). The keys held
 // are those used within about the last two idle windows; there is no GC to
 // remember to call.
 //
@@ -40,7 +41,12 @@ type Keyed[K comparable] struct {
 	old     map[K]keyedEntry // the previous generation; no key is in both
 	curLast time.Duration    // no key in cur has a later last Next
 	oldLast time.Duration    // nor in old
+	curPeak int              // the most keys cur has held: Forget moves what is left to a smaller map
 }
+
+// keyedShrinkFloor is the fewest keys a map must have held before Forget
+// moves its keys to a smaller one: below it, the memory is not worth a copy.
+const keyedShrinkFloor = 1024
 
 type keyedEntry struct {
 	n    int           // position in the schedule, ≥ 1
@@ -52,9 +58,12 @@ type keyedEntry struct {
 // ImagePullBackOff, the zero Keyed's behaviour, is
 // NewKeyed[string](backoff.Kubelet(), 600*time.Second): the idle window is
 // twice the cap. An idle ≤ 0 means keys never start over by themselves and
-// are removed only by [Keyed.Forget]; the table's memory then stays at the
-// most keys it ever held. A nil s, or one holding a nil function or
-// pointer, panics here.
+// are removed only by [Keyed.Forget]. The table's memory then follows the
+// keys it holds: once Forget has removed three quarters of the most keys it
+// held, that Forget moves the keys left to a map of their size, a copy of up
+// to a quarter of that most (so Forget's cost is constant on average, not in
+// every call). A nil s, or one holding a nil function or pointer, panics
+// here.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	mustSchedule(s, "NewKeyed")
 	if idle <= 0 {
@@ -89,6 +98,7 @@ func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
 	e.last = t
 	k.cur[key] = e
 	k.curLast = max(k.curLast, t)
+	k.curPeak = max(k.curPeak, len(k.cur))
 	k.mu.Unlock()
 	return k.delay(e.n)
 }
@@ -121,6 +131,16 @@ func (k *Keyed[K]) Forget(key K) {
 	delete(k.old, key)
 	if len(k.old) == 0 {
 		k.old = nil
+	}
+	// Go maps never shrink: once Forget has removed three quarters of the
+	// most keys cur held, the rest move to a map of their size. Each move
+	// copies at most a third of the deletes since the last one.
+	if n := len(k.cur); n < k.curPeak/4 && k.curPeak >= keyedShrinkFloor {
+		cur := make(map[K]keyedEntry, n)
+		for key, e := range k.cur {
+			cur[key] = e
+		}
+		k.cur, k.curPeak = cur, n
 	}
 	k.mu.Unlock()
 }
@@ -172,7 +192,7 @@ func (k *Keyed[K]) at(now time.Time) time.Duration {
 		}
 	}
 	k.started, k.epoch, k.began = true, now, 0
-	k.cur, k.old, k.curLast, k.oldLast = nil, nil, 0, 0
+	k.cur, k.old, k.curLast, k.oldLast, k.curPeak = nil, nil, 0, 0, 0
 	return 0
 }
 
@@ -191,7 +211,7 @@ func (k *Keyed[K]) turn(now time.Time) time.Duration {
 	}
 	if k.old == nil && subSat(t, k.began) >= idle {
 		k.old, k.oldLast = k.cur, k.curLast
-		k.cur, k.curLast, k.began = nil, math.MinInt64, t
+		k.cur, k.curLast, k.curPeak, k.began = nil, math.MinInt64, 0, t
 		if subSat(t, k.oldLast) > idle {
 			k.old = nil
 		}

@@ -207,3 +207,28 @@ func BenchmarkKeyedSteady(b *testing.B) {
 	b.ReportMetric(mean, "B/key")
 	b.ReportMetric(peak, "peak-B/key")
 }
+
+// A table with no idle window gives its memory back as Forget removes keys:
+// after a burst that is then forgotten, the heap, in bytes, comes back to
+// within a MiB of where it started, and the keys left keep their sequences.
+func TestKeyedWithoutIdleWindowShrinksOnForget(t *testing.T) {
+	keys := burstKeys()
+	start := heapInUse()
+	k := backoff.NewKeyed[string](backoff.Kubelet(), 0)
+	for i := range keys {
+		k.Next("burst-"+strconv.Itoa(i), t0)
+	}
+	k.Next("burst-0", t0) // 20s next time
+	peak := heapInUse()
+	require.Greater(t, peak-start, uint64(keys)*40, "the burst must hold memory, or this test shows nothing")
+	for i := 1; i < keys; i++ {
+		k.Forget("burst-" + strconv.Itoa(i))
+	}
+	require.Equal(t, 1, k.Len())
+	end := heapInUse()
+	t.Logf("heap: %d B at the start, %d B after the burst, %d B once it is forgotten (%d keys)", start, peak, end, keys)
+	require.Less(t, int64(end)-int64(start), int64(1<<20), "heap growth once the burst is forgotten, in bytes")
+	require.Equal(t, 40*time.Second, k.Next("burst-0", t0.Add(time.Hour)), "the key left keeps its place")
+	require.Equal(t, 10*time.Second, k.Next("burst-1", t0.Add(time.Hour)), "a forgotten key starts over")
+	runtime.KeepAlive(k)
+}
