@@ -88,7 +88,8 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //	 "jitter_fraction": 0.5, "attempt_timeout": "2s", "max_hint": "10m",
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
-// Unknown fields are errors; an absent "reset" is the default reset rule.
+// Unknown fields are errors, and so is a field given twice (encoding/json
+// alone would keep the last); an absent "reset" is the default reset rule.
 // A JSON null leaves p as it was, as encoding/json does for other types.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
@@ -123,6 +124,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
 		return fmt.Errorf("policy: JSON: %v: %w", err, ErrInvalid)
+	}
+	if key, ok := repeatedKey(json.NewDecoder(bytes.NewReader(data))); ok {
+		return fmt.Errorf("policy: JSON: %q given twice; each setting may appear once: %w", key, ErrInvalid)
 	}
 	// Spell the object as text, so that both forms share one parser and one
 	// set of checks.
@@ -379,4 +383,42 @@ func parseJitterKind(s string) (backoff.JitterKind, bool) {
 		}
 	}
 	return 0, false
+}
+
+// repeatedKey reports a key that some object of the JSON value read by dec
+// holds twice. encoding/json keeps the last of them without a word; a
+// policy, as its text form, takes each setting once. dec reads a value that
+// has already decoded without error.
+func repeatedKey(dec *json.Decoder) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			key, _ := tok.(string)
+			if seen[key] {
+				return key, true
+			}
+			seen[key] = true
+			if key, ok := repeatedKey(dec); ok {
+				return key, true
+			}
+		}
+		_, _ = dec.Token() // '}'
+	case json.Delim('['):
+		for dec.More() {
+			if key, ok := repeatedKey(dec); ok {
+				return key, true
+			}
+		}
+		_, _ = dec.Token() // ']'
+	}
+	return "", false
 }

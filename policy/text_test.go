@@ -3,6 +3,7 @@ package policy_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -93,6 +94,19 @@ func TestJSONRejects(t *testing.T) {
 		err := json.Unmarshal([]byte(in), &p)
 		require.ErrorIs(t, err, policy.ErrInvalid, in)
 		require.Equal(t, "constant 1s", p.String(), "%s: a failed parse leaves the policy as it was", in)
+	}
+	// Each setting once, as in the text form: encoding/json alone would
+	// keep the last of two.
+	for in, key := range map[string]string{
+		`{"schedule": "constant", "base": "1s", "attempts": 3, "attempts": 5}`:                        "attempts",
+		`{"schedule": "constant", "base": "1s", "reset": {"idle": "1m", "idle": "2m"}}`:               "idle",
+		`{"schedule": "constant", "base": "1s", "reset": {"idle": "1m"}, "reset": {"success": true}}`: "reset",
+	} {
+		p := policy.Constant(time.Second)
+		err := json.Unmarshal([]byte(in), &p)
+		require.ErrorIs(t, err, policy.ErrInvalid, in)
+		require.ErrorContains(t, err, fmt.Sprintf("%q given twice", key), in)
+		require.Equal(t, "constant 1s", p.String(), in)
 	}
 	// A JSON setting is named in JSON's words, not in the text form's.
 	for _, in := range []string{
