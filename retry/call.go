@@ -192,7 +192,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 		if d > 0 && now.IsZero() {
 			now = c.now() // a real wait is coming: time it from here at the latest
 		}
-		if maxElapsed > 0 && d > maxElapsed-max(now.Sub(epoch), 0) { // written so that a huge d cannot overflow
+		// The pause after a successful Loop run is not a retry: the time
+		// limit, which bounds a run of failures, does not end it.
+		if maxElapsed > 0 && !succeeded && d > maxElapsed-max(now.Sub(epoch), 0) { // written so that a huge d cannot overflow
 			e := c.giveUp(n, since, err, epoch, now, ErrExhausted, fmt.Sprintf("the next wait of %v would pass the %v limit", d, maxElapsed))
 			e.hint = m.hinted
 			return c.finish(n, e, epoch)

@@ -276,7 +276,7 @@ func ExampleSlogHooks() {
 	// Output:
 	// level=WARN msg="retry: waiting" attempt=1 delay=10s elapsed=0s error="connection refused"
 	// level=WARN msg="retry: waiting" attempt=2 delay=20s elapsed=10s error="connection refused"
-	// level=WARN msg="retry: succeeded" attempts=3 elapsed=30s
+	// level=INFO msg="retry: succeeded" attempts=3 elapsed=30s
 	// Do: <nil>
 }
 

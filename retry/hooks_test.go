@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -283,4 +284,27 @@ func TestTheLastWithHooksWins(t *testing.T) {
 	require.NoError(t, retry.Do(context.Background(), succeed, policy.Default(), retry.WithHooks(h(&first)), retry.WithHooks(h(&last)), retry.WithHooks(nil)))
 	require.Equal(t, 0, first)
 	require.Equal(t, 1, last, "the last non-nil Hooks wins; a nil one is skipped")
+}
+
+// TestZeroHooksChangeNothing: a Hooks with no function observes nothing, so
+// the call runs as without it: an unobserved call's Elapsed is the same.
+func TestZeroHooksChangeNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		run := func(opts ...retry.Option) *retry.Error {
+			n := 0
+			err := retry.Do(context.Background(), func(context.Context) error {
+				if n++; n == 3 {
+					return retry.After(time.Hour, errFlaky)
+				}
+				return errFlaky
+			}, policy.Constant(time.Second), opts...)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			require.ErrorIs(t, err, retry.ErrHintTooLong)
+			return re
+		}
+		plain, zero := run(), run(retry.WithHooks(&retry.Hooks{}))
+		require.Equal(t, plain.Error(), zero.Error())
+		require.Equal(t, plain.Elapsed, zero.Elapsed)
+	})
 }

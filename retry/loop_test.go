@@ -377,3 +377,28 @@ func TestLoopStoppedAfterASuccessThatStartedOver(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 	})
 }
+
+// TestLoopHealthyRunsNeverHitTheTimeLimit: the time limit bounds a run of
+// failures; the pauses after successful runs are not retries, whatever the
+// reset rule, so a healthy Loop never gives up.
+func TestLoopHealthyRunsNeverHitTheTimeLimit(t *testing.T) {
+	for name, r := range map[string]policy.ResetRule{
+		"none":    {},
+		"stable":  {AfterStableRun: 10 * time.Minute},
+		"idle":    {AfterIdle: time.Minute},
+		"success": {OnSuccess: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				runs := 0
+				p := policy.Exponential(time.Second).WithCap(time.Minute).WithMaxElapsed(time.Second).WithResetRule(r)
+				err := retry.Loop(ctx, func(context.Context) error { runs++; return nil }, p)
+				require.NotErrorIs(t, err, retry.ErrExhausted)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				require.Greater(t, runs, 50)
+			})
+		})
+	}
+}

@@ -23,6 +23,9 @@ func collect(opts []Option) Option {
 			o.discard = opt.discard
 		}
 	}
+	if h := o.hooks; h != nil && h.OnRetry == nil && h.OnDone == nil {
+		o.hooks = nil // observes nothing: the call runs as without it
+	}
 	return o
 }
 

@@ -14,9 +14,10 @@ import (
 //     after the final attempt; the pause after a successful run of a Loop,
 //     which is not a retry, is logged at slog.LevelDebug, with no error;
 //   - one record at the end of a call that retried, hedged or failed:
-//     "retry: gave up" at level, with the error, or "retry: succeeded"; with
-//     the hedges started and the attempt that won when it was not the last
-//     to start;
+//     "retry: gave up" at level, with the error, or "retry: succeeded", at
+//     level or slog.LevelInfo, whichever is lower, since a recovery is no
+//     warning; with the hedges started and the attempt that won when it was
+//     not the last to start;
 //   - a call that ended because its own context was cancelled, such as a
 //     Loop being shut down, is logged as "retry: stopped" at
 //     slog.LevelDebug, not as a failure.
@@ -57,6 +58,7 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			msg, lvl := "retry: succeeded", level
 			switch {
 			case e.Err == nil:
+				lvl = min(level, slog.LevelInfo)
 			case errors.Is(e.Err, context.Canceled) && ctx.Err() != nil:
 				msg, lvl = "retry: stopped", slog.LevelDebug
 			default:
