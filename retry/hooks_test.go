@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -306,5 +307,35 @@ func TestZeroHooksChangeNothing(t *testing.T) {
 		plain, zero := run(), run(retry.WithHooks(&retry.Hooks{}))
 		require.Equal(t, plain.Error(), zero.Error())
 		require.Equal(t, plain.Elapsed, zero.Elapsed)
+	})
+}
+
+// TestSlogHooksLoopDeadlineIsNotAFailure: a Loop ended by its context's
+// deadline, during a run or because its next pause would pass it, is
+// stopped, not given up; a Do ended by its deadline still gave up.
+func TestSlogHooksLoopDeadlineIsNotAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		hooks := retry.WithHooks(retry.SlogHooks(l, slog.LevelWarn))
+		for _, run := range []time.Duration{0, 2 * time.Second} { // ends in a pause; ends in a run
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := retry.Loop(ctx, func(ctx context.Context) error {
+				time.Sleep(run)
+				return ctx.Err()
+			}, policy.Constant(time.Second), hooks)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+		}
+		out := buf.String()
+		require.NotContains(t, out, "gave up")
+		require.Equal(t, 2, strings.Count(out, `"level":"DEBUG","msg":"retry: stopped"`), out)
+
+		buf.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := retry.Do(ctx, func(context.Context) error { return errFlaky }, policy.Constant(time.Second), hooks)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Contains(t, buf.String(), `"level":"WARN","msg":"retry: gave up"`)
 	})
 }

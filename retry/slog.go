@@ -18,9 +18,10 @@ import (
 //     level or slog.LevelInfo, whichever is lower, since a recovery is no
 //     warning; with the hedges started and the attempt that won when it was
 //     not the last to start;
-//   - a call that ended because its own context was cancelled, such as a
-//     Loop being shut down, is logged as "retry: stopped" at
-//     slog.LevelDebug, not as a failure.
+//   - a call that ended because its own context was cancelled, and a Loop
+//     that ended because its context did (cancelled, or at its deadline:
+//     the only ways a Loop that is never told to give up ends), are logged
+//     as "retry: stopped" at slog.LevelDebug, not as failures.
 //
 // A first-try success logs nothing. A nil l logs to slog.Default(). The
 // hooks are safe for concurrent use.
@@ -59,7 +60,8 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			switch {
 			case e.Err == nil:
 				lvl = min(level, slog.LevelInfo)
-			case errors.Is(e.Err, context.Canceled) && ctx.Err() != nil:
+			case errors.Is(e.Err, context.Canceled) && ctx.Err() != nil,
+				loopShutDown(e.Err):
 				msg, lvl = "retry: stopped", slog.LevelDebug
 			default:
 				msg = "retry: gave up"
@@ -90,4 +92,12 @@ func logger(l *slog.Logger) *slog.Logger {
 		return slog.Default()
 	}
 	return l
+}
+
+// loopShutDown reports whether err ended a Loop because its context ended,
+// or was about to: the Loop's next pause would have passed its deadline.
+func loopShutDown(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.loop &&
+		(errors.Is(e.Cause, context.Canceled) || errors.Is(e.Cause, context.DeadlineExceeded))
 }
