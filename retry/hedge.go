@@ -58,7 +58,7 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 		return c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil:
 		return c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && plumb.Of(&p).Hedge == nil:
+	case p.Validate() == nil && c.s.Hedge == nil:
 		return c.finish(0, errNoHedge, time.Time{})
 	}
 	c.hedge = newHedger(p, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -89,7 +89,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 		return v, c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil && !ok:
 		return v, c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && plumb.Of(&p).Hedge == nil:
+	case p.Validate() == nil && c.s.Hedge == nil:
 		return v, c.finish(0, errNoHedge, time.Time{})
 	}
 	h := newHedger(p, func(ctx context.Context) (any, error) { return fn(ctx) })
