@@ -396,17 +396,21 @@ func repeatedKey(dec *json.Decoder) (string, bool) {
 	}
 	switch tok {
 	case json.Delim('{'):
-		seen := map[string]bool{}
+		var seen []string
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
 				return "", false
 			}
 			key, _ := tok.(string)
-			if seen[key] {
-				return key, true
+			// encoding/json matches keys to fields without regard to
+			// case ("ATTEMPTS" sets attempts), as strings.EqualFold does.
+			for _, k := range seen {
+				if strings.EqualFold(k, key) {
+					return k, true
+				}
 			}
-			seen[key] = true
+			seen = append(seen, key)
 			if key, ok := repeatedKey(dec); ok {
 				return key, true
 			}

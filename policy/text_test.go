@@ -101,6 +101,9 @@ func TestJSONRejects(t *testing.T) {
 		`{"schedule": "constant", "base": "1s", "attempts": 3, "attempts": 5}`:                        "attempts",
 		`{"schedule": "constant", "base": "1s", "reset": {"idle": "1m", "idle": "2m"}}`:               "idle",
 		`{"schedule": "constant", "base": "1s", "reset": {"idle": "1m"}, "reset": {"success": true}}`: "reset",
+		`{"schedule": "constant", "base": "1s", "attempts": 3, "ATTEMPTS": 5}`:                        "attempts",
+		`{"schedule": "constant", "base": "1s", "reset": {"success": true, "Success": false}}`:        "success",
+		`{"schedule": "constant", "base": "1s", "reset": {"success": true}, "RESET": {"idle": "1m"}}`: "reset",
 	} {
 		p := policy.Constant(time.Second)
 		err := json.Unmarshal([]byte(in), &p)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -331,11 +332,18 @@ func TestSlogHooksLoopDeadlineIsNotAFailure(t *testing.T) {
 		require.NotContains(t, out, "gave up")
 		require.Equal(t, 2, strings.Count(out, `"level":"DEBUG","msg":"retry: stopped"`), out)
 
-		buf.Reset()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		err := retry.Do(ctx, func(context.Context) error { return errFlaky }, policy.Constant(time.Second), hooks)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.Contains(t, buf.String(), `"level":"WARN","msg":"retry: gave up"`)
+		// A Do ended by its deadline gave up, even when the operation's own
+		// error says context.Canceled.
+		for _, opErr := range []error{errFlaky, fmt.Errorf("upstream: %w", context.Canceled)} {
+			buf.Reset()
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+			err := retry.Do(ctx, func(context.Context) error {
+				time.Sleep(3 * time.Second)
+				return opErr
+			}, policy.Constant(time.Second), hooks)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Contains(t, buf.String(), `"level":"WARN","msg":"retry: gave up"`, "%v", opErr)
+		}
 	})
 }

@@ -60,8 +60,7 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			switch {
 			case e.Err == nil:
 				lvl = min(level, slog.LevelInfo)
-			case errors.Is(e.Err, context.Canceled) && ctx.Err() != nil,
-				loopShutDown(e.Err):
+			case stoppedByContext(ctx, e.Err):
 				msg, lvl = "retry: stopped", slog.LevelDebug
 			default:
 				msg = "retry: gave up"
@@ -94,10 +93,17 @@ func logger(l *slog.Logger) *slog.Logger {
 	return l
 }
 
-// loopShutDown reports whether err ended a Loop because its context ended,
-// or was about to: the Loop's next pause would have passed its deadline.
-func loopShutDown(err error) bool {
+// stoppedByContext reports whether err ended a call because its context,
+// ctx, said stop: a call whose context was cancelled, or a Loop whose
+// context ended or was about to (its next pause would have passed the
+// deadline). What the operation's own error wraps does not count.
+func stoppedByContext(ctx context.Context, err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.loop &&
-		(errors.Is(e.Cause, context.Canceled) || errors.Is(e.Cause, context.DeadlineExceeded))
+	if !errors.As(err, &e) {
+		return false
+	}
+	if errors.Is(e.Cause, context.Canceled) && ctx.Err() != nil {
+		return true
+	}
+	return e.loop && (errors.Is(e.Cause, context.Canceled) || errors.Is(e.Cause, context.DeadlineExceeded))
 }

@@ -42,7 +42,12 @@ func Idempotent(req *http.Request) bool {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
 		return true
 	}
-	return strings.TrimSpace(req.Header.Get("Idempotency-Key")) != ""
+	for _, v := range req.Header.Values("Idempotency-Key") {
+		if strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // ConnectionError reports whether err, from sending a request, is a failure

@@ -154,6 +154,19 @@ func TestPostWithAnEmptyIdempotencyKeyNotRetried(t *testing.T) {
 	}
 }
 
+func TestPostWithAKeyAmongIdempotencyKeysRetried(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	srv, client := serve(t, f)
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("order #1"))
+	require.NoError(t, err)
+	req.Header["Idempotency-Key"] = []string{"", "7f3c"}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	body(t, resp)
+	require.Equal(t, 2, f.count())
+}
+
 func TestPostWithIdempotencyKeyRetriedWithTheSameBody(t *testing.T) {
 	f := &flaky{statuses: []int{503, 503, 200}}
 	srv, client := serve(t, f)
