@@ -154,7 +154,8 @@ func (p Policy) WithMaxAttempts(n int) Policy {
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
 // would end more than d after the end of the call's first attempt (measured
 // anew for every call, never from the policy's construction; in retry.Loop,
-// from the end of the run that last started the back-off over). The first
+// from the end of the last run that succeeded or started the back-off
+// over). The first
 // attempt's own duration is not counted, so that a first-try success reads
 // no clock. Attempts already running are not interrupted; use a context
 // deadline for that. WithMaxElapsed(0) removes the limit; a negative d makes

@@ -58,7 +58,8 @@ func (c *call) begin() error {
 //
 // Elapsed times (the time limit, Error.Elapsed, the hooks' Elapsed) count
 // from the end of the first attempt, which is when the clock is first read,
-// and in Loop from the end of the run that last started the back-off over.
+// and in Loop from the end of the last run that succeeded or started the
+// back-off over.
 func (c *call) run(fn func(context.Context) error, err error, n int) error {
 	p, s := c.p, c.s
 	defer c.stopTimer()
@@ -150,7 +151,9 @@ func (c *call) run(fn func(context.Context) error, err error, n int) error {
 			}
 		}
 		if c.loop && succeeded {
-			since = 0 // a success ends a run of failures, whatever the reset rule
+			// A success ends a run of failures, whatever the reset rule:
+			// the attempt and time limits count the next one afresh.
+			since, epoch = 0, now
 		}
 		// The context is asked once the outcome has been accounted for, so
 		// that a Loop stopped after a run that started the back-off over

@@ -41,8 +41,8 @@ type Error struct {
 	// (the message gives the total too).
 	Attempts int
 	// Elapsed is the time from the end of the first attempt to the stop
-	// (for Loop, from the end of the run that last started the back-off
-	// over); the time limit (policy.Policy.WithMaxElapsed) counts the same
+	// (for Loop, from the end of the last run that succeeded or started the
+	// back-off over); the time limit (policy.Policy.WithMaxElapsed) counts the same
 	// way, so that a first-try success reads no clock. It is 0 when the
 	// call stopped before or right at its first attempt's end. A call that
 	// nothing but its operation can stop (no limit, hooks, budget or guard,

@@ -17,12 +17,14 @@ import (
 // delay: by default after a run that returned nil, the first run included;
 // with policy.ResetRule{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
 // after a run that lasted ten minutes whatever its outcome. The policy's
-// attempt and time limits count from the last start-over (the time limit
-// from the end of the run that started over), so that WithMaxAttempts(5)
-// means "give up after five failed runs in a row"; they end Loop with an
-// [*Error] matching [ErrExhausted] whose Attempts are the failed runs they
-// counted. A run that succeeded never makes Loop give up, and ends a run of
-// failures whatever the reset rule.
+// attempt and time limits count the current run of failures: from the last
+// run that succeeded or started the back-off over (the time limit from that
+// run's end), so that WithMaxAttempts(5) means "give up after five failed
+// runs in a row" and WithMaxElapsed(time.Minute) "give up when failures
+// have lasted a minute"; they end Loop with an [*Error] matching
+// [ErrExhausted] whose Attempts are the failed runs they counted. A run that
+// succeeded never makes Loop give up, and ends a run of failures whatever
+// the reset rule.
 //
 // Each run is a call for the policy's retry budget (it deposits); the pause
 // after a failed run is a retry and spends from it, the pause after a

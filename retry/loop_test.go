@@ -402,3 +402,35 @@ func TestLoopHealthyRunsNeverHitTheTimeLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopTimeLimitCountsTheCurrentRunOfFailures: whatever the reset rule,
+// the time limit measures how long the failures since the last success have
+// lasted, as the attempt limit counts them: a long healthy stretch does not
+// use it up.
+func TestLoopTimeLimitCountsTheCurrentRunOfFailures(t *testing.T) {
+	for name, r := range map[string]policy.ResetRule{
+		"none":   {},
+		"stable": {AfterStableRun: time.Minute},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// fail, four healthy runs, then failures for ever.
+				runs := 0
+				err := retry.Loop(context.Background(), func(context.Context) error {
+					if runs++; runs >= 2 && runs <= 5 {
+						return nil
+					}
+					return errCrash
+				}, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithResetRule(r))
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				require.ErrorIs(t, err, retry.ErrExhausted)
+				// The last success ends at 40s; failures at 50s and 60s;
+				// the next pause would end 30s after that success.
+				require.Equal(t, 2, re.Attempts, "failed runs in a row")
+				require.Equal(t, 20*time.Second, re.Elapsed)
+				require.Equal(t, 7, runs)
+			})
+		})
+	}
+}

@@ -71,7 +71,7 @@ type RetryEvent struct {
 	Attempt     int           // the attempt that just failed, counting the first call (for Hedge, the last of its round to fail)
 	Err         error         // its error; nil for a Loop run that succeeded
 	Delay       time.Duration // the wait about to start
-	Elapsed     time.Duration // since the end of the first attempt (in Loop, of the run that last started the back-off over)
+	Elapsed     time.Duration // since the end of the first attempt (in Loop, of the last run that succeeded or started the back-off over)
 	Hinted      bool          // Delay came from the operation's hint (see After)
 	StartedOver bool          // the reset rule started the back-off over before this wait
 }
