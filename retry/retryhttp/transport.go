@@ -46,7 +46,11 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 //
 // A request body is sent again on each retry through Request.GetBody (set by
 // http.NewRequest for in-memory bodies). A request whose body cannot be
-// rewound is sent once and not retried: never half-empty.
+// rewound is sent once and not retried: never half-empty. The body is
+// rewound as soon as an attempt is to be retried, before its response is
+// released: when GetBody fails, that response is the final one and comes
+// back untouched (with a connection error instead, the call returns it
+// joined with GetBody's), and OnDone hooks see GetBody's error.
 //
 // A retried response is released before the wait that follows it: its body
 // is drained (up to 64 KiB, for at most one second of real time, whatever
@@ -241,6 +245,7 @@ type call struct {
 	hooks  retry.Hooks
 	n      int            // attempts sent
 	held   *http.Response // the last retryable response, not yet released
+	next   *http.Request  // the next attempt's request, its body rewound already
 	replay bool           // the first attempt was made on the first-try path
 	resp   *http.Response // its result
 	err    error
@@ -253,6 +258,9 @@ func (c *call) run() (*http.Response, error) {
 		c.hooks.OnDone = h.OnDone
 	}
 	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	if c.next != nil && c.next.Body != nil {
+		_ = c.next.Body.Close() // rewound for an attempt that never came
+	}
 	if c.replay {
 		// The context ended before the loop took the first attempt's
 		// result: end the call as the loop would have.
@@ -309,8 +317,9 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	} else {
 		r := c.req
 		if c.n > 0 {
-			if r, err = withBody(c.req); err != nil {
-				return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
+			r, c.next = c.next, nil
+			if r == nil {
+				r = withoutBody(c.req)
 			}
 		}
 		c.n++
@@ -321,6 +330,20 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 			}
 			return resp, nil
 		}
+	}
+	// The body is rewound now, before the response is released: if it
+	// cannot be, the response in hand is the final one.
+	if c.req.GetBody != nil {
+		next, rerr := withBody(c.req)
+		if rerr != nil {
+			rerr = fmt.Errorf("retryhttp: rewinding the request body: %w", rerr)
+			if err != nil {
+				return nil, retry.Permanent(fmt.Errorf("%w (%w)", err, rerr))
+			}
+			c.held = resp
+			return resp, retry.Permanent(rerr)
+		}
+		c.next = next
 	}
 	if err != nil {
 		return nil, err
@@ -421,4 +444,11 @@ func withBody(req *http.Request) (*http.Request, error) {
 		r.Body = body
 	}
 	return &r, nil
+}
+
+// withoutBody returns a shallow copy of req, whose body, if any, cannot be
+// sent again; only requests without one are retried without GetBody.
+func withoutBody(req *http.Request) *http.Request {
+	r := *req
+	return &r
 }

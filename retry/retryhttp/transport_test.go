@@ -167,6 +167,63 @@ func TestPostWithAKeyAmongIdempotencyKeysRetried(t *testing.T) {
 	require.Equal(t, 2, f.count())
 }
 
+// TestBodyThatFailsToRewindKeepsTheResponse: when GetBody fails for a
+// retry, the response in hand is the final one and comes back untouched,
+// as when any other limit ends the call; the rewind error goes to OnDone.
+func TestBodyThatFailsToRewindKeepsTheResponse(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	var done error
+	srv, _ := serve(t, f)
+	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(3),
+		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e.Err }}))
+	require.NoError(t, err)
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
+	require.NoError(t, err)
+	errGone := errors.New("spool file removed")
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 503, resp.StatusCode)
+	require.Equal(t, "Service Unavailable", body(t, resp), "the final response is not drained")
+	require.Equal(t, 1, f.count())
+	require.ErrorIs(t, done, errGone)
+}
+
+// TestRewoundBodiesAreClosed: every body GetBody hands out is closed,
+// the one rewound for an attempt that the policy's limit then never makes
+// included.
+func TestRewoundBodiesAreClosed(t *testing.T) {
+	f := &flaky{statuses: []int{503}}
+	srv, _ := serve(t, f)
+	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(2))
+	require.NoError(t, err)
+	defer tr.CloseIdleConnections()
+	var mu sync.Mutex
+	var rewound []*countedBody
+	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
+	require.NoError(t, err)
+	req.GetBody = func() (io.ReadCloser, error) {
+		b := &countedBody{Reader: strings.NewReader("v2")}
+		mu.Lock()
+		rewound = append(rewound, b)
+		mu.Unlock()
+		return b, nil
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 503, resp.StatusCode)
+	body(t, resp)
+	require.Equal(t, 2, f.count())
+	require.Equal(t, []string{"v2", "v2"}, f.bodies)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, rewound, 2, "one for the retry, one for the attempt the limit never made")
+	for i, b := range rewound {
+		require.EqualValues(t, 1, b.closes.Load(), "body %d from GetBody closed once", i)
+	}
+}
+
 func TestPostWithIdempotencyKeyRetriedWithTheSameBody(t *testing.T) {
 	f := &flaky{statuses: []int{503, 503, 200}}
 	srv, client := serve(t, f)
