@@ -190,6 +190,90 @@ func TestBodyThatFailsToRewindKeepsTheResponse(t *testing.T) {
 	require.ErrorIs(t, done, errGone)
 }
 
+// TestGetBodyOnlyForARetryThatFollows: the body is rewound for a retry the
+// loop has decided on, never after the last attempt, so a GetBody that would
+// fail then changes nothing.
+func TestGetBodyOnlyForARetryThatFollows(t *testing.T) {
+	for attempts, wantCalls := range map[int]int32{1: 0, 2: 1, 3: 2} {
+		f := &flaky{statuses: []int{503}}
+		srv, _ := serve(t, f)
+		tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(attempts), retryhttp.WithGuard(nil))
+		require.NoError(t, err)
+		var calls atomic.Int32
+		req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
+		require.NoError(t, err)
+		req.GetBody = func() (io.ReadCloser, error) {
+			if calls.Add(1) > wantCalls {
+				return nil, errors.New("not needed")
+			}
+			return io.NopCloser(strings.NewReader("v2")), nil
+		}
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		require.NoError(t, err, "attempts %d", attempts)
+		require.Equal(t, 503, resp.StatusCode)
+		body(t, resp)
+		require.Equal(t, attempts, f.count())
+		require.Equal(t, wantCalls, calls.Load(), "attempts %d: GetBody calls", attempts)
+		tr.CloseIdleConnections()
+	}
+}
+
+// TestRewindFailureEndsTheWaitToo: a retry with a real wait ahead whose
+// body cannot be rewound ends at once, not after the wait, with the
+// response in hand.
+func TestRewindFailureEndsTheWaitToo(t *testing.T) {
+	f := &flaky{statuses: []int{503, 200}}
+	srv, _ := serve(t, f)
+	clk := retrytest.NewClock()
+	tr, err := retryhttp.New(nil, policy.Constant(time.Hour).WithMaxAttempts(3).WithClock(clk))
+	require.NoError(t, err)
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
+	require.NoError(t, err)
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errors.New("spool file removed") }
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		require.Equal(t, 503, r.resp.StatusCode)
+		require.Equal(t, "Service Unavailable", body(t, r.resp))
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call waited out its back-off for a retry it could not send")
+	}
+	require.Equal(t, 1, f.count())
+}
+
+// TestRewindFailureAfterAConnectionError: with no response in hand, the
+// call returns the connection error joined with GetBody's.
+func TestRewindFailureAfterAConnectionError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	}))
+	defer srv.Close()
+	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(3))
+	require.NoError(t, err)
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
+	require.NoError(t, err)
+	errGone := errors.New("spool file removed")
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
+	_, err = (&http.Client{Transport: tr}).Do(req)
+	require.ErrorIs(t, err, errGone)
+	require.True(t, retryhttp.ConnectionError(err), "%v", err)
+}
+
 // TestRewoundBodiesAreClosed: every body GetBody hands out is closed,
 // the one rewound for an attempt that the policy's limit then never makes
 // included.
@@ -218,7 +302,7 @@ func TestRewoundBodiesAreClosed(t *testing.T) {
 	require.Equal(t, []string{"v2", "v2"}, f.bodies)
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, rewound, 2, "one for the retry, one for the attempt the limit never made")
+	require.Len(t, rewound, 1, "one for the retry the loop decided on")
 	for i, b := range rewound {
 		require.EqualValues(t, 1, b.closes.Load(), "body %d from GetBody closed once", i)
 	}
