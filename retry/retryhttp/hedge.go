@@ -20,6 +20,11 @@ import (
 // responses are drained and closed as retried ones are. Hedges count as
 // attempts, and as retries for the policy's budget and guard. A zero h
 // turns hedging off; an invalid one makes [New] fail.
+//
+// A hedged request sends every attempt, the first included, with a body
+// from GetBody. A GetBody that fails ends the call at once with its error,
+// whatever other attempts are in flight (they are cancelled) and whatever
+// response an earlier round got: with hedging, GetBody must not fail.
 func WithHedging(h policy.Hedge) Option {
 	return func(t *Transport) { t.hedge = h }
 }
