@@ -252,6 +252,7 @@ type call struct {
 	// retry it has decided on, with rewindErr as the cause.
 	stop      context.CancelCauseFunc
 	rewindErr error
+	connErr   error          // the last attempt's connection error, when it had one
 	replay    bool           // the first attempt was made on the first-try path
 	resp      *http.Response // its result
 	err       error
@@ -280,11 +281,7 @@ func (c *call) run() (*http.Response, error) {
 		if c.held != nil {
 			return c.held, nil
 		}
-		last := err
-		if re, ok := err.(*retry.Error); ok && re.Last != nil {
-			last = re.Last
-		}
-		return nil, fmt.Errorf("%w (%w)", last, c.rewindErr)
+		return nil, fmt.Errorf("%w (%w)", c.connErr, c.rewindErr)
 	}
 	if c.replay {
 		// The context ended before the loop took the first attempt's
@@ -374,6 +371,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		}
 	}
 	if err != nil {
+		c.connErr = err
 		return nil, err
 	}
 	c.held = resp

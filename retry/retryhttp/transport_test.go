@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -271,7 +272,8 @@ func TestRewindFailureAfterAConnectionError(t *testing.T) {
 	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
 	_, err = (&http.Client{Transport: tr}).Do(req)
 	require.ErrorIs(t, err, errGone)
-	require.True(t, retryhttp.ConnectionError(err), "%v", err)
+	require.True(t, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET), "the connection error is kept: %v", err)
+	require.Equal(t, 1, strings.Count(err.Error(), "rewinding"), "%v", err)
 }
 
 // TestRewoundBodiesAreClosed: every body GetBody hands out is closed,
