@@ -168,6 +168,17 @@ func TestPostWithAKeyAmongIdempotencyKeysRetried(t *testing.T) {
 	require.Equal(t, 2, f.count())
 }
 
+// unrewindablePut returns a PUT whose GetBody always fails, with the error
+// it fails with.
+func unrewindablePut(t *testing.T, url string) (*http.Request, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, strings.NewReader("v2"))
+	require.NoError(t, err)
+	errGone := errors.New("spool file removed")
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
+	return req, errGone
+}
+
 // TestBodyThatFailsToRewindKeepsTheResponse: when GetBody fails for a
 // retry, the response in hand is the final one and comes back untouched,
 // as when any other limit ends the call; the rewind error goes to OnDone.
@@ -179,10 +190,7 @@ func TestBodyThatFailsToRewindKeepsTheResponse(t *testing.T) {
 		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e.Err }}))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
-	require.NoError(t, err)
-	errGone := errors.New("spool file removed")
-	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
+	req, errGone := unrewindablePut(t, srv.URL)
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	require.NoError(t, err)
 	require.Equal(t, 503, resp.StatusCode)
@@ -266,10 +274,7 @@ func TestRewindFailureAfterAConnectionError(t *testing.T) {
 	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(3))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
-	require.NoError(t, err)
-	errGone := errors.New("spool file removed")
-	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
+	req, errGone := unrewindablePut(t, srv.URL)
 	_, err = (&http.Client{Transport: tr}).Do(req)
 	require.ErrorIs(t, err, errGone)
 	require.True(t, errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET), "the connection error is kept: %v", err)
