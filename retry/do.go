@@ -119,22 +119,33 @@ func retryValueFirst[T any](ctx context.Context, fn func(context.Context) (T, er
 	return v, err
 }
 
-func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
-	var v T
+// valueCall sets up a DoValue or HedgeValue call from its options, and
+// refuses a nil fn and a DiscardValue cleanup for another type than T (the
+// refusal is the call's end, told to its hooks).
+func valueCall[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (call, func(T), error) {
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
 	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks}
 	switch {
 	case fn == nil:
-		return v, c.finish(0, errNilFunction, time.Time{})
+		return c, nil, c.finish(0, errNilFunction, time.Time{})
 	case o.discard != nil && !ok:
-		return v, c.finish(0, errDiscardType, time.Time{})
+		return c, nil, c.finish(0, errDiscardType, time.Time{})
+	}
+	return c, discard, nil
+}
+
+func doValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option) (T, error) {
+	var v T
+	c, discard, err := valueCall(ctx, fn, p, opts)
+	if err != nil {
+		return v, err
 	}
 	if err := c.begin(); err != nil {
 		return v, err
 	}
 	ran := false
-	err := c.run(func(ctx context.Context) error {
+	err = c.run(func(ctx context.Context) error {
 		if ran && discard != nil {
 			discard(v)
 		}

@@ -81,15 +81,11 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // call has.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
-	o := collect(opts)
-	discard, ok := o.discard.(func(T))
-	c := call{ctx: ctx, p: p, s: plumb.Of(&p), hooks: o.hooks}
-	switch {
-	case fn == nil:
-		return v, c.finish(0, errNilFunction, time.Time{})
-	case o.discard != nil && !ok:
-		return v, c.finish(0, errDiscardType, time.Time{})
-	case p.Validate() == nil && c.s.Hedge == nil:
+	c, discard, err := valueCall(ctx, fn, p, opts)
+	if err != nil {
+		return v, err
+	}
+	if p.Validate() == nil && c.s.Hedge == nil {
 		return v, c.finish(0, errNoHedge, time.Time{})
 	}
 	h := newHedger(p, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -120,7 +116,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 	if err := c.begin(); err != nil {
 		return v, err
 	}
-	err := c.run(nil, nil, 0)
+	err = c.run(nil, nil, 0)
 	return v, err
 }
 
