@@ -435,9 +435,7 @@ func (c *config) settings() plumb.Settings {
 		ResetOnSuccess: c.reset.OnSuccess,
 		ResetStable:    c.reset.AfterStableRun,
 		ResetIdle:      c.reset.AfterIdle,
-	}
-	if c.clock != nil {
-		s.Clock = c.clock
+		Clock:          c.clock, // a nil Clock stays nil; the pointers below would not
 	}
 	if c.budget != nil {
 		s.Budget = c.budget

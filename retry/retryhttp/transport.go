@@ -243,19 +243,20 @@ type call struct {
 	p         policy.Policy
 	retryable func(*http.Request, *http.Response, error) bool
 
-	hooks retry.Hooks
-	n     int            // attempts sent
-	held  *http.Response // the last retryable response, not yet released
-	next  *http.Request  // the next attempt's request, its body rewound already
+	hooks   retry.Hooks
+	n       int            // attempts sent
+	held    *http.Response // the last retryable response, not yet released
+	connErr error          // the last attempt's connection error, when it had one
+	next    *http.Request  // the next attempt's request, its body rewound already
 
 	// stop ends the retry loop when the body cannot be rewound for the
 	// retry it has decided on, with rewindErr as the cause.
 	stop      context.CancelCauseFunc
 	rewindErr error
-	connErr   error          // the last attempt's connection error, when it had one
-	replay    bool           // the first attempt was made on the first-try path
-	resp      *http.Response // its result
-	err       error
+
+	replay bool           // the first attempt was made on the first-try path
+	resp   *http.Response // its result
+	err    error
 }
 
 func (c *call) run() (*http.Response, error) {
