@@ -46,12 +46,15 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 //
 // A request body is sent again on each retry through Request.GetBody (set by
 // http.NewRequest for in-memory bodies). A request whose body cannot be
-// rewound is sent once and not retried: never half-empty. Without hedging,
-// the body is rewound when a retry has been decided on, before the wait and
-// before the response is released: when GetBody fails, no retry follows,
-// that response is the final one and comes back untouched (with a
-// connection error instead, the call returns it joined with GetBody's),
-// and OnDone hooks see GetBody's error as the cause of the end.
+// rewound is sent once and not retried: never half-empty. Whether a body
+// can be sent again is part of whether an outcome can be retried: without
+// hedging, it is rewound as soon as an attempt's outcome is one to retry,
+// before that response is released, even when the policy then allows no
+// further attempt. When GetBody fails, the outcome is final, as for a body
+// with no GetBody: the response comes back untouched (with a connection
+// error instead, the call returns it joined with GetBody's), no wait starts,
+// nothing is spent from the budget or guard, and OnDone hooks see GetBody's
+// error.
 //
 // A retried response is released before the wait that follows it: its body
 // is drained (up to 64 KiB, for at most one second of real time, whatever
@@ -243,16 +246,10 @@ type call struct {
 	p         policy.Policy
 	retryable func(*http.Request, *http.Response, error) bool
 
-	hooks   retry.Hooks
-	n       int            // attempts sent
-	held    *http.Response // the last retryable response, not yet released
-	connErr error          // the last attempt's connection error, when it had one
-	next    *http.Request  // the next attempt's request, its body rewound already
-
-	// stop ends the retry loop when the body cannot be rewound for the
-	// retry it has decided on, with rewindErr as the cause.
-	stop      context.CancelCauseFunc
-	rewindErr error
+	hooks retry.Hooks
+	n     int            // attempts sent
+	held  *http.Response // the last retryable response, not yet released
+	next  *http.Request  // the next attempt's request, its body rewound already
 
 	replay bool           // the first attempt was made on the first-try path
 	resp   *http.Response // its result
@@ -265,24 +262,9 @@ func (c *call) run() (*http.Response, error) {
 	if h := c.t.hooks; h != nil {
 		c.hooks.OnDone = h.OnDone
 	}
-	loopCtx := ctx
-	if c.req.GetBody != nil {
-		var stop context.CancelCauseFunc
-		loopCtx, stop = context.WithCancelCause(ctx)
-		defer stop(nil)
-		c.stop = stop
-	}
-	resp, err := retry.DoValue(loopCtx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
-	}
-	if c.rewindErr != nil && ctx.Err() == nil {
-		// The retry the loop decided on cannot be sent: what the last
-		// attempt got is the final word.
-		if c.held != nil {
-			return c.held, nil
-		}
-		return nil, fmt.Errorf("%w (%w)", c.connErr, c.rewindErr)
 	}
 	if c.replay {
 		// The context ended before the loop took the first attempt's
@@ -321,17 +303,6 @@ func (c *call) run() (*http.Response, error) {
 // attempt just made is not the final one, so it is released now rather
 // than held for the length of the wait.
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
-	if c.req.GetBody != nil {
-		// The body is rewound before the response is released: if it
-		// cannot be, no retry follows and the response is the final one.
-		next, err := withBody(c.req)
-		if err != nil {
-			c.rewindErr = fmt.Errorf("retryhttp: rewinding the request body: %w", err)
-			c.stop(c.rewindErr)
-			return
-		}
-		c.next = next
-	}
 	if c.held != nil {
 		release(c.held)
 		c.held = nil
@@ -349,12 +320,6 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		c.replay = false
 		resp, err, c.resp, c.err = c.resp, c.err, nil, nil
 	} else {
-		if c.rewindErr != nil {
-			// The retry decided on cannot be sent (a zero wait does not
-			// notice the loop being stopped): the response in hand, if
-			// any, stays the final one.
-			return nil, retry.Permanent(c.rewindErr)
-		}
 		r := c.req
 		if c.n > 0 {
 			r, c.next = c.next, nil
@@ -371,8 +336,23 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 			return resp, nil
 		}
 	}
+	// Whether the body can be sent again is part of whether the outcome
+	// can be retried: it is rewound now, before the response is released,
+	// and when GetBody fails the outcome is final, as for a body that has
+	// no GetBody.
+	if c.req.GetBody != nil {
+		next, rerr := withBody(c.req)
+		if rerr != nil {
+			rerr = fmt.Errorf("retryhttp: rewinding the request body: %w", rerr)
+			if err != nil {
+				return nil, retry.Permanent(fmt.Errorf("%w (%w)", err, rerr))
+			}
+			c.held = resp
+			return resp, retry.Permanent(rerr)
+		}
+		c.next = next
+	}
 	if err != nil {
-		c.connErr = err
 		return nil, err
 	}
 	c.held = resp

@@ -199,11 +199,12 @@ func TestBodyThatFailsToRewindKeepsTheResponse(t *testing.T) {
 	require.ErrorIs(t, done, errGone)
 }
 
-// TestGetBodyOnlyForARetryThatFollows: the body is rewound for a retry the
-// loop has decided on, never after the last attempt, so a GetBody that would
-// fail then changes nothing.
-func TestGetBodyOnlyForARetryThatFollows(t *testing.T) {
-	for attempts, wantCalls := range map[int]int32{1: 0, 2: 1, 3: 2} {
+// TestRewindFailureAtTheLastAttemptChangesNothing: the body is rewound
+// after every attempt whose outcome is one to retry, the last one the policy
+// allows too, and a GetBody that fails there leaves the caller the same
+// final response.
+func TestRewindFailureAtTheLastAttemptChangesNothing(t *testing.T) {
+	for attempts := 1; attempts <= 3; attempts++ {
 		f := &flaky{statuses: []int{503}}
 		srv, _ := serve(t, f)
 		tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(attempts), retryhttp.WithGuard(nil))
@@ -212,17 +213,65 @@ func TestGetBodyOnlyForARetryThatFollows(t *testing.T) {
 		req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
 		require.NoError(t, err)
 		req.GetBody = func() (io.ReadCloser, error) {
-			if calls.Add(1) > wantCalls {
-				return nil, errors.New("not needed")
+			if calls.Add(1) >= int32(attempts) {
+				return nil, errors.New("spool file removed")
 			}
 			return io.NopCloser(strings.NewReader("v2")), nil
 		}
 		resp, err := (&http.Client{Transport: tr}).Do(req)
 		require.NoError(t, err, "attempts %d", attempts)
 		require.Equal(t, 503, resp.StatusCode)
-		body(t, resp)
+		require.Equal(t, "Service Unavailable", body(t, resp))
 		require.Equal(t, attempts, f.count())
-		require.Equal(t, wantCalls, calls.Load(), "attempts %d: GetBody calls", attempts)
+		require.EqualValues(t, attempts, calls.Load(), "attempts %d: GetBody calls", attempts)
+		tr.CloseIdleConnections()
+	}
+}
+
+// TestRewindFailureIsNotARetry: a retry whose body cannot be rewound is
+// not made: no wait starts, the budget is not charged, and OnDone counts
+// the attempts sent and sees GetBody's error.
+func TestRewindFailureIsNotARetry(t *testing.T) {
+	for _, delay := range []time.Duration{0, time.Second} {
+		f := &flaky{statuses: []int{503}}
+		srv, _ := serve(t, f)
+		clk := retrytest.NewClock()
+		budget := policy.NewBudget(0, 0.1) // one retry in the window
+		var done retry.DoneEvent
+		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(5).WithClock(clk).WithBudget(budget),
+			retryhttp.WithGuard(nil),
+			retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e }}))
+		require.NoError(t, err)
+		req, errGone := unrewindablePut(t, srv.URL)
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		require.NoError(t, err)
+		require.Equal(t, 503, resp.StatusCode)
+		body(t, resp)
+		require.Equal(t, 1, f.count(), "delay %v", delay)
+		require.Equal(t, 1, done.Attempts, "delay %v: attempts sent", delay)
+		require.ErrorIs(t, done.Err, errGone)
+		require.NotErrorIs(t, done.Err, context.Canceled)
+		require.Zero(t, clk.Waits(), "delay %v: no wait started", delay)
+
+		// The budget's one retry is still there for the next request.
+		req2, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+		got := make(chan int, 1)
+		go func() {
+			resp, err := (&http.Client{Transport: tr}).Do(req2)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				got <- resp.StatusCode
+				return
+			}
+			got <- 0
+		}()
+		if delay > 0 {
+			require.Equal(t, delay, clk.Step(t), "the second request's one retry")
+		}
+		require.Equal(t, 503, <-got)
+		require.Equal(t, 3, f.count(), "delay %v: the second request was retried once", delay)
 		tr.CloseIdleConnections()
 	}
 }
@@ -309,7 +358,7 @@ func TestRewoundBodiesAreClosed(t *testing.T) {
 	require.Equal(t, []string{"v2", "v2"}, f.bodies)
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, rewound, 1, "one for the retry the loop decided on")
+	require.Len(t, rewound, 2, "one for the retry, one for the attempt the limit never made")
 	for i, b := range rewound {
 		require.EqualValues(t, 1, b.closes.Load(), "body %d from GetBody closed once", i)
 	}
