@@ -485,7 +485,7 @@ func numbered(src []byte) string {
 // method, _suffix for the package itself.
 var wantExamples = map[string][]string{
 	"backoff":         {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
-	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewBudget", "NewGuard"},
+	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
 	"retry":           {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retry/retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
 	"retry/retrytest": {"Clock"},

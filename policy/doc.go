@@ -1,6 +1,6 @@
 // Package policy describes how to retry as an immutable [Policy] value: which
 // delays to wait (schedule, cap, jitter), when to stop (attempt and time
-// limits, a shared [Budget] or [Guard]), which errors to retry, when to start over
+// limits, a shared [Guard] that holds retries back in a storm), which errors to retry, when to start over
 // ([ResetRule]) and which [Clock] to read. Package retry runs operations under a
 // policy.
 //
@@ -29,7 +29,6 @@
 //	WithJitter(j)                unknown kind; fraction NaN,      —
 //	                             ±Inf, < 0, > 1 (symmetric), ≠ 0
 //	                             (full, equal, decorrelated)
-//	WithBudget(NewBudget(r, f))  r or f NaN, ±Inf, < 0            nil: no budget; 0, 0: no retries
 //	WithGuard(NewGuard(n, r))    n NaN or outside 1 to 1e6;       nil: no guard
 //	                             r NaN, < 1e-6 or > n
 //	WithClock, WithRetryIf,      —                                nil: real clock, retry every

@@ -118,35 +118,11 @@ func ExamplePolicy_WithResetRule() {
 	// exponential 10s x2 cap 5m0s reset stable 10m0s
 }
 
-func ExampleNewBudget() {
-	// The SRE book's budget: retries at most 10% of calls, shared by every
-	// policy that calls one dependency. Against a dependency that is down,
-	// 20 calls make 22 attempts rather than 60.
-	budget := policy.NewBudget(0.1, 0)
-	p := policy.Constant(0).WithMaxAttempts(3).WithBudget(budget)
-
-	attempts, spent := 0, 0
-	for range 20 {
-		err := retry.Do(context.Background(), func(ctx context.Context) error {
-			attempts++
-			return errors.New("503 service unavailable")
-		}, p)
-		if errors.Is(err, retry.ErrThrottled) {
-			spent++
-		}
-	}
-	fmt.Println(budget)
-	fmt.Println(attempts, "attempts;", spent, "calls stopped by the budget")
-	// Output:
-	// budget 10% floor 0/s
-	// 22 attempts; 20 calls stopped by the budget
-}
-
 func ExampleNewGuard() {
 	// One guard per dependency, shared by every policy that calls it.
-	inventory := policy.NewGuard(10, 0.4)
-	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(inventory)
-	fmt.Println(p.Guard())
+	inventory := policy.NewGuard(4, 0.5)
+	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(inventory)
+	fmt.Println(inventory)
 
 	call := func(fail bool) {
 		attempts := 0
@@ -159,22 +135,25 @@ func ExampleNewGuard() {
 		}, p)
 		fmt.Printf("attempts %d, throttled %v, tokens left %v\n", attempts, errors.Is(err, retry.ErrThrottled), inventory.Tokens())
 	}
-	// The dependency is down: each failed attempt takes a token, and once
-	// half are gone calls make their first attempt only.
+	// The dependency is down: each retry that fails keeps the token it
+	// took, until none is left. Then one retry a second goes through as a
+	// probe, and the others are held back.
 	call(true)
 	call(true)
 	call(true)
-	// It is back: each success puts 0.4 tokens back, and with more than
-	// half of them (5.2 > 5) a failed attempt may be retried again.
-	for range 3 {
-		call(false)
-	}
+	call(true)
+	// It is back: each success adds half a token, and a failed attempt may
+	// be retried again once a whole one is there.
+	call(false)
+	call(false)
+	call(true)
 	// Output:
-	// guard 10 tokens ratio 0.4
-	// attempts 4, throttled false, tokens left 6
-	// attempts 1, throttled true, tokens left 5
-	// attempts 1, throttled true, tokens left 4
-	// attempts 1, throttled false, tokens left 4.4
-	// attempts 1, throttled false, tokens left 4.8
-	// attempts 1, throttled false, tokens left 5.2
+	// guard 4 tokens ratio 0.5
+	// attempts 3, throttled false, tokens left 2
+	// attempts 3, throttled false, tokens left 0
+	// attempts 2, throttled true, tokens left 0
+	// attempts 1, throttled true, tokens left 0
+	// attempts 1, throttled false, tokens left 0.5
+	// attempts 1, throttled false, tokens left 1
+	// attempts 2, throttled true, tokens left 0
 }

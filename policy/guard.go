@@ -5,61 +5,67 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 )
 
 // guardScale is how many units make one token: tokens are counted in
-// millionths, so that a ratio such as 0.2 adds exactly and an atomic integer
+// millionths, so that a ratio such as 0.4 adds exactly and an atomic integer
 // holds the count.
 const guardScale = 1_000_000
 
 // maxGuardTokens is the largest capacity NewGuard accepts.
 const maxGuardTokens = 1_000_000
 
-// Guard denies retries while failures dominate the calls to a dependency,
-// which is what keeps a short stall from turning into a retry storm that
-// outlives it. It is a token bucket that reacts to outcomes, not to volume,
-// after gRPC's retry throttling: the bucket starts full; each failed attempt
-// takes one token, each successful attempt puts back ratio tokens (never
-// above the capacity), and a retry is allowed only while more than half the
-// capacity is left.
+// probeEvery is how often a guard with no token left lets one retry through
+// to learn whether the dependency is back.
+const probeEvery = time.Second
+
+// Guard admits retries while they pay off and holds them back while they
+// would only add load, so that a stall or an overload does not turn into a
+// retry storm, while a blip, a partial failure or an outage that ends are
+// still ridden out. Give one Guard to every policy that calls the same
+// dependency ([Policy.WithGuard]).
 //
-// So a dependency that fails sporadically keeps its retries (with ratio 0.4,
-// as long as well under 2 attempts in 7 fail: 5 successes put back what 2
-// failures take), while one that fails everything stops being retried after
-// capacity/2 failures, and again only once successes have refilled the
-// bucket. When every attempt fails, a guard allows fewer than capacity/2
-// retries in all, however many calls are made: that is its floor.
+// The rule: a retry takes a token, and may start only while one is left.
+// A retry that succeeds gives its token back, so retries that work cost
+// nothing, however many there are. Every success, first tries included,
+// adds ratio tokens, up to the capacity. An attempt that shows overload (it
+// timed out, or the dependency asked for a pause) takes a token, first
+// tries included. A fast failure of a first try takes nothing: it is not
+// load the retries made.
 //
-// Give one Guard to every policy that calls the same dependency
-// ([Policy.WithGuard]); package retry tells it the outcome of every attempt
-// and asks it before every retry. Errors the policy does not retry and
-// attempts cut short by the caller's own context are no news about the
-// dependency and are not counted. A Guard composes with a [Budget]: a retry
-// must then pass both.
+// When no token is left, one retry a second still goes through, as a probe:
+// when it succeeds its token comes back and the retries of every waiting
+// call follow. A denied retry means "not now": package retry waits the
+// back-off delay and asks again, and only a call that runs out of attempts
+// or time while denied ends, with retry.ErrThrottled.
 //
-// A Guard reads no clock: it counts outcomes, so it needs no time and does
-// not care in which order callers' clocks run. It is safe for concurrent use
-// and its methods do not allocate. Its zero value allows no retry at all;
-// use NewGuard.
+// So a dependency that is down gets the first tries, capacity retries and
+// one probe a second, however many calls wait; one that fails part of its
+// attempts at random keeps its retries as long as ratio × successes make up
+// for the retries that fail (NewGuard(10, 0.5) holds at half the attempts
+// failing); and an overloaded one sees its retries stop while more than one
+// attempt in 1 + 1/ratio times out.
+//
+// A Guard is safe for concurrent use, its methods do not allocate, and it
+// reads no clock: the time is passed in. Its zero value admits nothing but
+// probes; use NewGuard.
 type Guard struct {
-	tokens atomic.Int64 // in millionths of a token, within [0, capacity]
+	tokens atomic.Int64 // in millionths of a token, within [0, cap]
+	probe  atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
 	cap    int64        // capacity, in millionths
-	refill int64        // tokens a success puts back, in millionths
+	refill int64        // tokens a success adds, in millionths
 	err    error
 }
 
-// NewGuard returns a full guard of the given capacity, in tokens, whose
-// successes put back ratio tokens each (see [Guard] for the rule).
+// NewGuard returns a full guard of the given capacity, in tokens, to which
+// every success adds ratio tokens (see [Guard] for the rule).
 //
-// NewGuard(10, 0.4) is the guard to reach for, for a dependency called a few
-// times a second or more, and the one retryhttp.New gives each Transport: a
-// stall then costs fewer than 5 retries before the guard closes, and a
-// dependency that fails one attempt in ten keeps its retries (it drains
-// about 0.11 tokens per call and refills 0.4). The ratio of 0.4 rather than
-// gRPC's usual 0.1 is what keeps them (examples/storm measures both).
+// NewGuard(10, 0.5) is the guard to reach for, and the one retryhttp.New
+// gives each Transport.
 //
-// A capacity that is not a number from 1 to 1,000,000, or a ratio that
-// is not a number from 0.000001 to the capacity, makes every policy that uses
+// A capacity that is not a number from 1 to 1,000,000, or a ratio that is
+// not a number from 0.000001 to the capacity, makes every policy that uses
 // the guard invalid.
 func NewGuard(tokens, ratio float64) *Guard {
 	g := &Guard{}
@@ -76,39 +82,105 @@ func NewGuard(tokens, ratio float64) *Guard {
 	return g
 }
 
-// success records a successful attempt: it puts back the guard's ratio of a
-// token.
-func (g *Guard) success() {
+// Outcome is what an attempt said about the dependency, for [Guard.Record].
+type Outcome int
+
+const (
+	// Succeeded: the dependency served the attempt.
+	Succeeded Outcome = iota
+	// Failed: the attempt failed fast (a refused connection, a 502).
+	Failed
+	// Overloaded: the attempt timed out, or the dependency asked for a
+	// pause (a 429, or a 503 with Retry-After).
+	Overloaded
+	// Slow: the attempt succeeded, but only after a hedge started beside
+	// it. A retry's token comes back; nothing is added.
+	Slow
+)
+
+// Allow reports whether a retry may start at now. When it may, the retry
+// holds a token until its outcome is recorded with Record(true, …). When no
+// token is left, Allow admits one retry a second as a probe.
+func (g *Guard) Allow(now time.Time) bool {
+	if g.take() {
+		return true
+	}
+	next, t := g.probe.Load(), now.UnixNano()
+	return t >= next && g.probe.CompareAndSwap(next, t+int64(probeEvery))
+}
+
+// Record tells the guard how an attempt ended: retry says whether it was a
+// retry that [Guard.Allow] admitted. Record each attempt once; an attempt
+// that says nothing of the dependency (the caller gave up on it, or it
+// failed for the caller's own mistake) need not be recorded.
+func (g *Guard) Record(retry bool, o Outcome) {
+	switch {
+	case o == Succeeded && retry:
+		g.give(guardScale + g.refill)
+	case o == Succeeded:
+		g.give(g.refill)
+	case o == Slow && retry:
+		g.give(guardScale)
+	case o == Overloaded:
+		g.drain()
+	}
+}
+
+// AllowHedge reports whether a hedge may start beside a slow attempt: only
+// while more than half the capacity is left, and never as a probe. When it
+// may, the hedge takes a token, given back only if the hedge is the attempt
+// that succeeds (Record(true, Succeeded)): hedges that lose to the attempt
+// they hedged over spend the guard down to half and then stop, leaving the
+// other half to retries.
+func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()
-		n := min(t+g.refill, g.cap) // t ≤ cap and refill ≤ cap: no overflow
-		if n == t || g.tokens.CompareAndSwap(t, n) {
+		if t-guardScale < g.cap/2 {
+			return false
+		}
+		if g.tokens.CompareAndSwap(t, t-guardScale) {
+			return true
+		}
+	}
+}
+
+// take takes one token if one is left.
+func (g *Guard) take() bool {
+	for {
+		t := g.tokens.Load()
+		if t < guardScale {
+			return false
+		}
+		if g.tokens.CompareAndSwap(t, t-guardScale) {
+			return true
+		}
+	}
+}
+
+// give adds n millionths of a token, up to the capacity.
+func (g *Guard) give(n int64) {
+	for {
+		t := g.tokens.Load()
+		m := min(t+n, g.cap) // t ≤ cap and n ≤ 2 × cap: no overflow
+		if m == t || g.tokens.CompareAndSwap(t, m) {
 			return
 		}
 	}
 }
 
-// failure records a failed attempt: it takes one token, down to none.
-func (g *Guard) failure() {
+// drain takes one token, or what is left of one.
+func (g *Guard) drain() {
 	for {
 		t := g.tokens.Load()
-		n := max(t-guardScale, 0)
-		if n == t || g.tokens.CompareAndSwap(t, n) {
+		m := max(t-guardScale, 0)
+		if m == t || g.tokens.CompareAndSwap(t, m) {
 			return
 		}
 	}
-}
-
-// allowRetry reports whether a retry may be made now: whether more than half
-// the guard's capacity is left. It takes nothing; the retry's own outcome is
-// recorded when it is known.
-func (g *Guard) allowRetry() bool {
-	return g.tokens.Load()*2 > g.cap
 }
 
 // Tokens returns the tokens left, from 0 to the capacity: a gauge for
-// metrics. Retries are allowed while it is above half the capacity. A nil
-// *Guard, the guard of a policy that has none, has 0.
+// metrics. A nil *Guard, the guard of a policy that has none, has 0.
 func (g *Guard) Tokens() float64 {
 	if g == nil {
 		return 0
@@ -116,7 +188,7 @@ func (g *Guard) Tokens() float64 {
 	return float64(g.tokens.Load()) / guardScale
 }
 
-// String describes the guard, for example "guard 10 tokens ratio 0.2"; a
+// String describes the guard, for example "guard 10 tokens ratio 0.5"; a
 // nil *Guard is "no guard".
 func (g *Guard) String() string {
 	if g == nil {

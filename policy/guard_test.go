@@ -11,60 +11,132 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-func TestGuardClosesAfterHalfItsCapacityInFailures(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
-	require.True(t, g.AllowRetry(), "a new guard is full")
-	require.Equal(t, 10.0, g.Tokens())
-	for range 4 {
-		g.Failure()
-		require.True(t, g.AllowRetry())
+var t0 = time.Unix(1_000_000, 0)
+
+func TestGuardRetriesTakeATokenEach(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	require.Equal(t, 10.0, g.Tokens(), "a new guard is full")
+	for i := range 10 {
+		require.True(t, g.Allow(t0), "retry %d", i+1)
+		g.Record(true, policy.Failed)
 	}
-	g.Failure()
-	require.Equal(t, 5.0, g.Tokens())
-	require.False(t, g.AllowRetry(), "half the capacity is not more than half")
+	require.Zero(t, g.Tokens())
+	require.True(t, g.Allow(t0), "no token left: a probe")
+	require.False(t, g.Allow(t0.Add(999*time.Millisecond)), "no token left, and no second probe within a second")
+}
+
+func TestGuardLetsOneProbeASecondThroughWhenEmpty(t *testing.T) {
+	g := policy.NewGuard(1, 0.5)
+	require.True(t, g.Allow(t0))
+	g.Record(true, policy.Failed)
+	require.True(t, g.Allow(t0), "the first probe")
+	g.Record(true, policy.Failed)
+	for d := time.Duration(0); d < time.Second; d += 100 * time.Millisecond {
+		require.False(t, g.Allow(t0.Add(d)), "a second probe %v after the first", d)
+	}
+	require.True(t, g.Allow(t0.Add(time.Second)), "a probe a second later")
+	// The probe succeeds: its token comes back, and the ratio too.
+	g.Record(true, policy.Succeeded)
+	require.Equal(t, 1.0, g.Tokens(), "capped at the capacity")
+	require.True(t, g.Allow(t0.Add(time.Second)))
+}
+
+func TestGuardRetriesThatSucceedCostNothing(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	for range 1000 {
+		require.True(t, g.Allow(t0))
+		g.Record(true, policy.Succeeded)
+	}
+	require.Equal(t, 10.0, g.Tokens())
+}
+
+func TestGuardFirstTriesFailingFastCostNothing(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	for range 1000 {
+		g.Record(false, policy.Failed)
+	}
+	require.Equal(t, 10.0, g.Tokens(), "a first try's fast failure is not load the retries made")
+}
+
+func TestGuardOverloadTakesATokenFirstTriesIncluded(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	for range 4 {
+		g.Record(false, policy.Overloaded)
+	}
+	require.Equal(t, 6.0, g.Tokens())
+	require.True(t, g.Allow(t0))
+	g.Record(true, policy.Overloaded) // a retry that timed out: its token and one more
+	require.Equal(t, 4.0, g.Tokens())
 	for range 100 {
-		g.Failure()
+		g.Record(false, policy.Overloaded)
 	}
 	require.Zero(t, g.Tokens(), "never negative")
+	for range 8 {
+		g.Record(false, policy.Succeeded)
+	}
+	require.Equal(t, 4.0, g.Tokens(), "each success adds the ratio")
 }
 
-func TestGuardReopensOnSuccesses(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
-	for range 20 {
-		g.Failure()
-	}
-	for range 12 {
-		g.Success()
-	}
-	require.InDelta(t, 4.8, g.Tokens(), 1e-9)
-	require.False(t, g.AllowRetry())
-	g.Success()
-	require.True(t, g.AllowRetry(), "13 successes put back 5.2 tokens")
-	for range 100 {
-		g.Success()
-	}
-	require.Equal(t, 10.0, g.Tokens(), "never above the capacity")
+func TestGuardSlowSuccessAddsNothing(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	require.True(t, g.Allow(t0))
+	g.Record(true, policy.Slow)
+	require.Equal(t, 10.0, g.Tokens(), "a slow retry gives its token back")
+	g.Record(true, policy.Failed)
+	g.Record(false, policy.Overloaded)
+	g.Record(false, policy.Slow)
+	require.Equal(t, 9.0, g.Tokens(), "a slow first try adds nothing")
 }
 
-// A dependency failing one attempt in ten, retried up to 4 attempts, costs
-// about 0.11 tokens per call and refunds 0.4: the default guard stays open.
-func TestDefaultGuardKeepsSporadicRetries(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
-	denied := 0
-	for i := range 10000 {
-		for attempt := range 4 {
-			if i%10 != 0 || attempt > 0 { // every tenth call fails once
-				g.Success()
-				break
-			}
-			g.Failure()
-			if !g.AllowRetry() {
-				denied++
-				break
+func TestGuardHedgesStopAtHalf(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	hedges := 0
+	for g.AllowHedge() {
+		hedges++
+		require.Less(t, hedges, 100)
+	}
+	require.Equal(t, 5, hedges, "hedges spend the guard down to half")
+	require.Equal(t, 5.0, g.Tokens())
+	require.True(t, g.Allow(t0), "the other half is for retries")
+	g.Record(true, policy.Succeeded)
+	g.Record(false, policy.Succeeded)
+	require.Equal(t, 6.0, g.Tokens())
+	require.True(t, g.AllowHedge(), "more than half again")
+	require.False(t, g.AllowHedge())
+	var zero policy.Guard
+	require.False(t, zero.AllowHedge(), "an empty guard never hedges")
+}
+
+// A dependency failing attempts at random, retried up to 4 attempts: the
+// guard of NewGuard(10, 0.5) never runs dry up to half the attempts
+// failing, since the retries that fail are paid for by the ratio of every
+// success.
+func TestGuardKeepsRetriesUnderIndependentFailures(t *testing.T) {
+	for _, rate := range []float64{0.1, 0.2, 0.3, 0.4} {
+		g := policy.NewGuard(10, 0.5)
+		denied := 0
+		state := uint64(1)
+		fails := func() bool {
+			state = state*6364136223846793005 + 1442695040888963407
+			return float64(state>>11)/(1<<53) < rate
+		}
+		for range 100000 {
+			for attempt := range 4 {
+				retry := attempt > 0
+				if retry && !g.Allow(t0) {
+					denied++
+					break
+				}
+				if !fails() {
+					g.Record(retry, policy.Succeeded)
+					break
+				}
+				g.Record(retry, policy.Failed)
 			}
 		}
+		t.Logf("%v%% failing: %d of 100,000 calls denied a retry", rate*100, denied)
+		require.Less(t, denied, 500, "%v%% failing: %d of 100,000 calls denied a retry", rate*100, denied)
 	}
-	require.Zero(t, denied)
 }
 
 func TestGuardValidation(t *testing.T) {
@@ -96,33 +168,30 @@ func TestGuardValidation(t *testing.T) {
 		}
 		require.ErrorIs(t, err, policy.ErrInvalid, "NewGuard(%v, %v)", tt.tokens, tt.ratio)
 		require.ErrorContains(t, err, "guard")
-		require.False(t, g.AllowRetry(), "an invalid guard allows nothing")
+		require.Zero(t, g.Tokens(), "an invalid guard holds nothing")
 		require.Equal(t, "guard (invalid)", g.String())
 	}
 }
 
-func TestZeroGuardAllowsNoRetry(t *testing.T) {
+func TestZeroGuardAdmitsOnlyProbes(t *testing.T) {
 	var g policy.Guard
-	g.Success()
-	require.False(t, g.AllowRetry())
-	g.Failure()
+	g.Record(false, policy.Succeeded)
 	require.Zero(t, g.Tokens())
+	require.True(t, g.Allow(t0), "a probe")
+	require.False(t, g.Allow(t0))
 }
 
 func TestPolicyWithGuard(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
+	g := policy.NewGuard(10, 0.5)
 	p := policy.Exponential(time.Second)
 	q := p.WithGuard(g)
-	require.Nil(t, p.Guard(), "the receiver is unchanged")
-	require.Same(t, g, q.Guard())
-	require.True(t, q.Simple(), "a guard needs nothing before the first attempt; the first-try path tells it of a success")
+	require.Nil(t, p.Settings().Guard, "the receiver is unchanged")
+	require.Same(t, g, q.Settings().Guard)
 	require.Equal(t, p.String(), q.String(), "a guard is wiring, not text")
-	require.Nil(t, q.WithGuard(nil).Guard())
-	require.True(t, q.WithGuard(nil).Simple())
-	require.Equal(t, "guard 10 tokens ratio 0.4", g.String())
-	require.Equal(t, "no guard", p.Guard().String(), "a policy's nil guard prints")
-	require.Zero(t, p.Guard().Tokens())
-	require.NoError(t, q.WithBudget(policy.NewBudget(0.1, 0)).Validate(), "a guard and a budget compose")
+	require.Nil(t, q.WithGuard(nil).Settings().Guard)
+	require.Equal(t, "guard 10 tokens ratio 0.5", g.String())
+	require.Equal(t, "no guard", p.Settings().Guard.String(), "a policy's nil guard prints")
+	require.Zero(t, p.Settings().Guard.Tokens())
 }
 
 func TestGuardConcurrentUse(t *testing.T) {
@@ -130,39 +199,47 @@ func TestGuardConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
+			now := t0
 			for i := range 10000 {
-				if (i+w)%2 == 0 {
-					g.Failure()
-				} else {
-					g.Success()
+				now = now.Add(time.Millisecond)
+				switch (i + w) % 4 {
+				case 0:
+					g.Record(g.Allow(now), policy.Failed)
+				case 1:
+					g.Record(g.Allow(now), policy.Succeeded)
+				case 2:
+					g.Record(false, policy.Overloaded)
+				default:
+					if g.AllowHedge() {
+						g.Record(true, policy.Slow)
+					}
 				}
-				_ = g.AllowRetry()
 			}
 		})
 	}
 	wg.Wait()
-	// As many successes as failures, each success worth one token: whatever
-	// the interleaving, the count stays within its bounds.
 	require.GreaterOrEqual(t, g.Tokens(), 0.0)
 	require.LessOrEqual(t, g.Tokens(), 100.0)
 }
 
 func TestGuardAllocations(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
+	g := policy.NewGuard(10, 0.5)
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		g.Failure()
-		_ = g.AllowRetry()
-		g.Success()
+		g.Record(false, policy.Succeeded)
+		g.Record(g.Allow(t0), policy.Failed)
+		_ = g.AllowHedge()
+		g.Record(false, policy.Overloaded)
 	}))
 }
 
 // FuzzGuard runs any sequence of outcomes and questions against a guard of
 // any capacity and ratio, and checks its bounds: never negative, never above
-// the capacity, a retry allowed exactly when more than half is left, and no
-// panic or overflow for any setting.
+// the capacity, tokens exactly as the rule says, a retry admitted from a
+// token exactly when one is left, at most one probe a second when none is,
+// and no panic or overflow for any setting.
 func FuzzGuard(f *testing.F) {
-	f.Add(10.0, 0.4, []byte{0, 0, 0, 0, 0, 1, 1})
-	f.Add(1.0, 1.0, []byte{1, 0, 2})
+	f.Add(10.0, 0.5, []byte{0, 0, 0, 0, 0, 1, 1, 4, 4, 4})
+	f.Add(1.0, 1.0, []byte{1, 0, 2, 5, 3})
 	f.Add(1e6, 1e6, []byte{1, 1, 1, 0})
 	f.Add(math.Inf(1), math.NaN(), []byte{0})
 	f.Fuzz(func(t *testing.T, tokens, ratio float64, ops []byte) {
@@ -175,20 +252,43 @@ func FuzzGuard(f *testing.F) {
 		if valid && math.Abs(capacity-tokens) > 1e-6 {
 			t.Fatalf("NewGuard(%v, %v) holds %v tokens at first", tokens, ratio, capacity)
 		}
+		if !valid {
+			ratio = 0
+		}
 		want := capacity
+		now, lastProbe := t0, time.Time{}
 		for _, op := range ops {
-			switch op % 3 {
-			case 0:
-				g.Failure()
-				want = max(want-1, 0)
-			case 1:
-				g.Success()
-				if valid {
-					want = min(want+ratio, capacity)
+			now = now.Add(time.Duration(op>>3) * 100 * time.Millisecond)
+			retry := op&1 == 1
+			switch op >> 1 % 4 {
+			case 0: // a retry asked for
+				had := g.Tokens()
+				got := g.Allow(now)
+				switch {
+				case had >= 1:
+					require.True(t, got, "Allow with %v tokens", had)
+					want--
+				case lastProbe.IsZero() || now.Sub(lastProbe) >= time.Second:
+					require.True(t, got, "a probe %v after the last", now.Sub(lastProbe))
+					lastProbe = now
+				default:
+					require.False(t, got, "a second probe %v after the last", now.Sub(lastProbe))
 				}
+			case 1:
+				g.Record(retry, policy.Succeeded)
+				if retry {
+					want++
+				}
+				want = min(want+ratio, capacity)
 			case 2:
-				if got := g.AllowRetry(); got != (g.Tokens() > capacity/2) {
-					t.Fatalf("AllowRetry() = %v with %v of %v tokens", got, g.Tokens(), capacity)
+				g.Record(retry, policy.Overloaded)
+				want = max(want-1, 0)
+			case 3:
+				had := g.Tokens()
+				if got := g.AllowHedge(); got != (had-1 >= capacity/2-1e-9 && had >= 1) {
+					t.Fatalf("AllowHedge() = %v with %v of %v tokens", got, had, capacity)
+				} else if got {
+					want--
 				}
 			}
 			got := g.Tokens()
@@ -203,30 +303,27 @@ func FuzzGuard(f *testing.F) {
 }
 
 // BenchmarkGuard is the guard's work per attempt, from every P at once: an
-// outcome recorded and a retry asked for.
+// outcome recorded and, after a failure, a retry asked for.
 func BenchmarkGuard(b *testing.B) {
 	for _, tt := range []struct {
 		name string
 		fail int // one attempt in fail fails
 	}{{"healthy", 0}, {"one-in-ten-fails", 10}, {"down", 1}} {
 		b.Run(tt.name, func(b *testing.B) {
-			g := policy.NewGuard(10, 0.4)
+			g := policy.NewGuard(10, 0.5)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
 					i++
 					if tt.fail > 0 && i%tt.fail == 0 {
-						g.Failure()
-						sinkBool = g.AllowRetry()
+						g.Record(false, policy.Failed)
+						sinkBool = g.Allow(t0)
 					} else {
-						g.Success()
+						g.Record(false, policy.Succeeded)
 					}
 				}
 			})
-			if allocs := testing.AllocsPerRun(100, func() { g.Failure(); sinkBool = g.AllowRetry(); g.Success() }); allocs != 0 {
-				b.Fatalf("%v allocations per attempt", allocs)
-			}
 		})
 	}
 }

@@ -19,10 +19,11 @@ const maxHedgeInFlight = 10
 // and so on up to MaxInFlight attempts side by side. The first success wins
 // and the others are cancelled through their contexts.
 //
-// Every hedge counts: against the policy's attempt limit, as a retry for its
-// budget and its guard (which must allow it, and which counts the attempt
-// it hedges over as failed), so hedging cannot feed an overload. Hedge only
-// operations that are safe to run twice at once: reads, idempotent writes.
+// Every hedge counts against the policy's attempt limit, and takes a token
+// from its guard, which admits hedges only while it is more than half full
+// ([Guard.AllowHedge]): hedges that never win stop, so hedging cannot feed
+// an overload. Hedge only operations that are safe to run twice at once:
+// reads, idempotent writes.
 //
 // The zero Hedge hedges nothing.
 type Hedge struct {
@@ -165,8 +166,10 @@ func latencyUpper(b int) time.Duration {
 	return 1<<e + time.Duration(sub+1)<<(e-latencySubBits)
 }
 
-// observe records one duration; a negative one counts as zero.
-func (l *Latency) observe(d time.Duration) {
+// Observe records the latency of one successful attempt; a negative one
+// counts as zero. Package retry calls it for every successful attempt of a
+// hedged call; a call of one's own may too.
+func (l *Latency) Observe(d time.Duration) {
 	if l.err != nil || l.window == 0 {
 		return
 	}

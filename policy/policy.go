@@ -12,7 +12,6 @@ import (
 
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/internal/nilness"
-	"github.com/retrykit/retrykit/internal/plumb"
 )
 
 // Policy says how to retry: the schedule of delays, its cap, when to stop
@@ -34,7 +33,7 @@ const (
 )
 
 type config struct {
-	run         plumb.Settings // what running a call needs, worked out once per value; the first field, for plumb.Of
+	run         Settings // what running a call needs, worked out once per value
 	kind        kind
 	base        time.Duration // exponential and constant
 	factor      float64       // exponential; 1 for the others, which do not grow
@@ -48,7 +47,6 @@ type config struct {
 	random      func() uint64 // nil: math/rand/v2's global source
 	attemptTime time.Duration // per-attempt timeout; 0: none
 	reset       ResetRule
-	budget      *Budget
 	maxHint     time.Duration // the longest hinted wait honoured
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
@@ -223,13 +221,6 @@ func (p Policy) WithResetRule(r ResetRule) Policy {
 	return p.with(func(c *config) { c.reset = r })
 }
 
-// WithBudget returns a copy whose retries spend from b, which is shared with
-// every other policy given the same b. nil removes the budget. An invalid
-// budget makes the policy invalid.
-func (p Policy) WithBudget(b *Budget) Policy {
-	return p.with(func(c *config) { c.budget = b })
-}
-
 // WithGuard returns a copy whose retries are allowed only while g, which is
 // shared with every other policy given the same g, does not see failures
 // dominate; g learns the outcome of every attempt made under the policy.
@@ -345,7 +336,7 @@ func (p Policy) Retryable(err error) bool {
 // String describes the policy in the syntax [Policy.UnmarshalText] reads,
 // for example "exponential 10s x2 cap 5m0s" or
 // "constant 1s attempts 5 elapsed 1m0s jitter full". Settings that have no
-// words (a clock, a retry predicate, a random source, a budget, a guard, hedging, a custom
+// words (a clock, a retry predicate, a random source, a guard, hedging, a custom
 // schedule's function) are left out.
 func (p Policy) String() string {
 	c := p.cfg()
@@ -423,37 +414,20 @@ func (c *config) seal() {
 	}
 }
 
-// settings works out what running a call needs to know of c, once c is
-// validated.
-func (c *config) settings() plumb.Settings {
-	s := plumb.Settings{
+// settings works out what running a call needs to know of c.
+func (c *config) settings() Settings {
+	s := Settings{
 		MaxAttempts:    c.maxAttempts,
 		MaxElapsed:     c.maxElapsed,
 		AttemptTimeout: c.attemptTime,
 		MaxHint:        c.maxHint,
-		RetryIf:        c.retryIf,
-		ResetOnSuccess: c.reset.OnSuccess,
-		ResetStable:    c.reset.AfterStableRun,
-		ResetIdle:      c.reset.AfterIdle,
-		Clock:          c.clock, // a nil Clock stays nil; the pointers below would not
-	}
-	if c.budget != nil {
-		s.Budget = c.budget
-	}
-	if c.guard != nil {
-		s.Guard = c.guard
+		Clock:          c.clock,
+		Guard:          c.guard,
+		Reset:          c.reset,
 	}
 	if c.hedge.enabled() {
 		s.Hedge = c.hedge
 	}
-	valid := c.err == nil
-	// A budget records the call with the time, an attempt timeout and a
-	// stable-run rule time the first attempt: each needs the clock read
-	// before it.
-	s.Simple = valid && c.budget == nil && c.attemptTime == 0 && c.reset.AfterStableRun == 0
-	s.Unobserved = s.Simple && c.maxAttempts == 0 && c.maxElapsed == 0 && c.guard == nil &&
-		c.jitter.Kind == backoff.NoJitter && c.reset.AfterIdle == 0 && !c.hedge.enabled()
-	s.ZeroDelays = valid && c.kind == constant && c.base == 0
 	return s
 }
 
@@ -523,9 +497,6 @@ func (c *config) validate() error {
 	}
 	if c.reset.AfterIdle < 0 {
 		bad("reset", "idle %v is negative (0 turns it off)", c.reset.AfterIdle)
-	}
-	if c.budget != nil && c.budget.err != nil {
-		errs = append(errs, c.budget.err)
 	}
 	if c.guard != nil && c.guard.err != nil {
 		errs = append(errs, c.guard.err)

@@ -1,10 +1,6 @@
 package policy
 
-import (
-	"time"
-
-	"github.com/retrykit/retrykit/internal/plumb"
-)
+import "time"
 
 // ResetRule says when a sequence of attempts starts over at the first delay.
 // Package retry applies it between attempts and between the runs of
@@ -28,10 +24,11 @@ type ResetRule struct {
 // resetOnSuccess is every policy's reset rule until WithResetRule.
 var resetOnSuccess = ResetRule{OnSuccess: true}
 
-// startsOver reports whether the sequence starts over after an attempt or
-// run that succeeded (or not), lasted ran, and ended idle after the previous
-// failure (idle < 0 when there was none).
-func (r ResetRule) startsOver(succeeded bool, ran, idle time.Duration) bool {
-	s := plumb.Settings{ResetOnSuccess: r.OnSuccess, ResetStable: r.AfterStableRun, ResetIdle: r.AfterIdle}
-	return s.StartsOver(succeeded, ran, idle)
+// StartsOver reports whether the sequence starts over after an attempt or
+// run that succeeded (or not), lasted ran, and ended idle after the
+// previous failure (idle < 0 when there was none).
+func (r ResetRule) StartsOver(succeeded bool, ran, idle time.Duration) bool {
+	return succeeded && r.OnSuccess ||
+		r.AfterStableRun > 0 && ran >= r.AfterStableRun ||
+		r.AfterIdle > 0 && idle > r.AfterIdle
 }

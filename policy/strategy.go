@@ -41,7 +41,7 @@ func (s *strategy) Next() time.Duration {
 	if s.n > 0 && (r.AfterIdle > 0 || r.AfterStableRun > 0) {
 		now := s.now()
 		idle := now.Sub(s.last)
-		if r.startsOver(false, idle-s.prev, idle) {
+		if r.StartsOver(false, idle-s.prev, idle) {
 			s.n, s.prev = 0, 0
 		}
 	}

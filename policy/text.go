@@ -30,7 +30,7 @@ func Parse(s string) (Policy, error) {
 }
 
 // MarshalText returns the policy's text form, String. Settings that have no
-// text form (a clock, a retry predicate, a random source, a budget, a guard,
+// text form (a clock, a retry predicate, a random source, a guard,
 // hedging) are left out: they are wiring, not configuration. A custom
 // schedule cannot be written and is an error, and so is an invalid policy.
 //

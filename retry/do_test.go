@@ -44,9 +44,11 @@ func TestKubeletSequenceUnderMockClock(t *testing.T) {
 	clk := retrytest.NewClock()
 	rec := &recorder{now: clk.Now, origin: clk.Now()}
 	p := policy.Default().WithClock(clk).WithMaxAttempts(len(kubeletStarts))
+	ctx, cancel := clk.WithTimeout(context.Background(), 24*time.Hour) // a deadline: the call is timed
+	defer cancel()
 
 	done := make(chan error, 1)
-	go func() { done <- retry.Do(context.Background(), rec.op, p) }()
+	go func() { done <- retry.Do(ctx, rec.op, p) }()
 
 	for i := 1; i < len(kubeletStarts); i++ {
 		want := kubeletStarts[i] - kubeletStarts[i-1]
@@ -212,8 +214,8 @@ func TestCancelWhileWaitingReturnsAtOnce(t *testing.T) {
 	var re *retry.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 2, re.Attempts)
-	require.Equal(t, 10*time.Second, re.Elapsed)
-	require.EqualError(t, err, "retry: context canceled after 2 attempts in 10s: cause: shutting down: unexpected EOF")
+	require.Zero(t, re.Elapsed, "nothing times the call: no deadline, time limit or hooks")
+	require.EqualError(t, err, "retry: context canceled after 2 attempts: cause: shutting down: unexpected EOF")
 }
 
 func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
@@ -265,9 +267,9 @@ func TestElapsedLimitCountsFromEachCall(t *testing.T) {
 	}
 }
 
-func TestElapsedCountsFromTheEndOfTheFirstAttempt(t *testing.T) {
-	// The first attempt takes 20s: the time limit and Elapsed count from its
-	// end, so that a first-try success needs no clock reading.
+func TestElapsedCountsFromTheStartOfTheCall(t *testing.T) {
+	// The first attempt takes 20s: the time limit and Elapsed count it, so
+	// a 25s limit allows no 10s wait after it.
 	clk := retrytest.NewClock()
 	first := true
 	op := func(context.Context) error {
@@ -277,22 +279,59 @@ func TestElapsedCountsFromTheEndOfTheFirstAttempt(t *testing.T) {
 		}
 		return errFlaky
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- retry.Do(context.Background(), op, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
-	}()
-	clk.Step(t)
-	clk.Step(t)
-	err := result(t, done)
+	err := retry.Do(context.Background(), op, policy.Constant(10*time.Second).WithMaxElapsed(25*time.Second).WithClock(clk))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.EqualError(t, err, "retry: gave up after 3 attempts in 20s (the next wait of 10s would pass the 25s limit): flaky")
+	require.EqualError(t, err, "retry: gave up after 1 attempt in 20s (the next wait of 10s would pass the 25s limit): flaky")
+	require.Zero(t, clk.Waits())
 }
 
-// TestElapsedIsTheSameWhateverTheOptions runs one failing call, whose
-// attempts take 5s each, with no options, with empty hooks, with recording
-// hooks and with a deadline: Elapsed is the time from the end of the first
-// attempt to the end of the last, 10s, every time, also with no waits.
-func TestElapsedIsTheSameWhateverTheOptions(t *testing.T) {
+// A 400ms time limit bounds the whole call, when its first attempt takes
+// 300ms too (it once counted from that attempt's end, and let the call run
+// 650ms).
+func TestTimeLimitCountsTheFirstAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		start := time.Now()
+		err := retry.Do(context.Background(), func(context.Context) error {
+			n++
+			if n == 1 {
+				time.Sleep(300 * time.Millisecond)
+			}
+			return errFlaky
+		}, policy.Constant(50*time.Millisecond).WithMaxElapsed(400*time.Millisecond))
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.LessOrEqual(t, time.Since(start), 400*time.Millisecond)
+		require.Equal(t, 3, n, "300ms, then two retries 50ms apart; a third wait would end at 450ms")
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 400*time.Millisecond, re.Elapsed)
+	})
+}
+
+// Elapsed after a slow first attempt that ends the call is that attempt's
+// time, not 0.
+func TestElapsedAfterASlowFirstAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		err := retry.Do(ctx, func(ctx context.Context) error {
+			time.Sleep(100 * time.Millisecond)
+			return errFlaky
+		}, policy.Constant(time.Second))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 100*time.Millisecond, re.Elapsed)
+		require.Contains(t, err.Error(), "after 1 attempt in 100ms")
+	})
+}
+
+// TestElapsedIsTheSameWhateverTimesTheCall runs one failing call, whose
+// attempts take 5s each, with recording hooks and with a deadline: Elapsed
+// is the time from the start of the call to its end, 15s plus the waits,
+// every time. With no options or empty hooks nothing times the call: its
+// Elapsed is 0 and its message names no time.
+func TestElapsedIsTheSameWhateverTimesTheCall(t *testing.T) {
 	for _, delay := range []time.Duration{0, 10 * time.Second} {
 		for _, opt := range []string{"none", "empty hooks", "hooks", "deadline"} {
 			t.Run(fmt.Sprintf("%v/%s", delay, opt), func(t *testing.T) {
@@ -315,9 +354,14 @@ func TestElapsedIsTheSameWhateverTheOptions(t *testing.T) {
 				err := retry.Do(ctx, op, p, opts...)
 				var re *retry.Error
 				require.ErrorAs(t, err, &re)
-				want := 10*time.Second + 2*delay
+				want := 15*time.Second + 2*delay
+				if opt == "none" || opt == "empty hooks" {
+					want = 0
+					require.NotContains(t, err.Error(), " in ")
+				} else {
+					require.Contains(t, err.Error(), fmt.Sprintf("in %v", want))
+				}
 				require.Equal(t, want, re.Elapsed)
-				require.Contains(t, err.Error(), fmt.Sprintf("in %v", want))
 				if opt == "hooks" {
 					require.Len(t, ev.dones, 1)
 					require.Equal(t, want, ev.dones[0].Elapsed)
@@ -414,23 +458,32 @@ type countingClock struct {
 
 func (c *countingClock) Now() time.Time { c.reads.Add(1); return c.vclock.Now() }
 
+// A call that nothing times reads no clock on a first-try success; one
+// that something times (a deadline, a time limit, hooks) reads it once, at
+// its start.
 func TestFirstTrySuccessReadsNoClock(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	defer cancel()
+	ctx := context.Background()
 	for _, p := range []policy.Policy{
 		policy.Default(),
-		policy.Default().WithMaxElapsed(time.Minute),
 		policy.Constant(0).WithMaxAttempts(3),
 		policy.Default().WithResetRule(policy.ResetRule{AfterIdle: time.Hour}),
+		policy.Default().WithGuard(policy.NewGuard(10, 0.5)),
 	} {
 		clk := &countingClock{vclock: newVClock()}
 		p := p.WithClock(clk)
 		require.NoError(t, retry.Do(ctx, succeed, p))
-		require.NoError(t, retry.Do(ctx, succeed, p, retry.WithHooks(&retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) {}})))
 		_, err := retry.DoValue(ctx, func(context.Context) (int, error) { return 1, nil }, p)
 		require.NoError(t, err)
 		require.Zero(t, clk.reads.Load(), "%v", p)
 	}
+	clk := &countingClock{vclock: newVClock()}
+	p := policy.Default().WithClock(clk)
+	deadline, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
+	require.NoError(t, retry.Do(deadline, succeed, p))
+	require.NoError(t, retry.Do(ctx, succeed, p.WithMaxElapsed(time.Minute)))
+	require.NoError(t, retry.Do(ctx, succeed, p, retry.WithHooks(&retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) {}})))
+	require.EqualValues(t, 4, clk.reads.Load(), "one reading per timed call at its start, and one more for OnDone's Elapsed")
 }
 
 func TestImmediateRetriesHandOverToTheSchedule(t *testing.T) {
@@ -480,20 +533,19 @@ func (c *tickingClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// TestElapsedZeroWhenStoppedAtTheFirstAttemptsEnd: a call the policy stops
-// right at the end of its first attempt reports an Elapsed of 0, whatever
-// stops it, since elapsed time counts from that end.
-func TestElapsedZeroWhenStoppedAtTheFirstAttemptsEnd(t *testing.T) {
+// TestElapsedOfACallStoppedAtItsFirstAttempt: a call that nothing times
+// reports an Elapsed of 0 and names no time, whatever stops it; a timed one
+// counts its first attempt.
+func TestElapsedOfACallStoppedAtItsFirstAttempt(t *testing.T) {
 	for name, tt := range map[string]struct {
 		p     policy.Policy
 		err   error
 		cause error
+		timed bool
 	}{
-		"attempt limit": {policy.Constant(time.Second).WithMaxAttempts(1), errFlaky, retry.ErrExhausted},
-		"time limit":    {policy.Constant(time.Second).WithMaxElapsed(time.Nanosecond), errFlaky, retry.ErrExhausted},
-		"budget":        {policy.Constant(time.Second).WithBudget(policy.NewBudget(0, 0)), errFlaky, retry.ErrThrottled},
-		"guard":         {policy.Constant(time.Second).WithGuard(policy.NewGuard(1, 1)), errFlaky, retry.ErrThrottled},
-		"hint ceiling":  {policy.Constant(time.Second).WithMaxHint(time.Millisecond), retry.After(time.Hour, errFlaky), retry.ErrHintTooLong},
+		"attempt limit": {policy.Constant(time.Second).WithMaxAttempts(1), errFlaky, retry.ErrExhausted, false},
+		"time limit":    {policy.Constant(time.Second).WithMaxElapsed(time.Nanosecond), errFlaky, retry.ErrExhausted, true},
+		"hint ceiling":  {policy.Constant(time.Second).WithMaxHint(time.Millisecond), retry.After(time.Hour, errFlaky), retry.ErrHintTooLong, false},
 	} {
 		clk := &tickingClock{now: time.Unix(0, 0)}
 		err := retry.Do(context.Background(), fails(1, tt.err).op, tt.p.WithClock(clk))
@@ -501,6 +553,10 @@ func TestElapsedZeroWhenStoppedAtTheFirstAttemptsEnd(t *testing.T) {
 		require.ErrorAs(t, err, &re, name)
 		require.ErrorIs(t, err, tt.cause, name)
 		require.Equal(t, 1, re.Attempts, name)
+		if tt.timed {
+			require.Positive(t, re.Elapsed, name)
+			continue
+		}
 		require.Zero(t, re.Elapsed, name)
 		require.NotContains(t, err.Error(), " in ", name)
 	}

@@ -12,10 +12,9 @@ import (
 var ErrExhausted = errors.New("retry: exhausted")
 
 // ErrThrottled is matched, with the last error, by the error a call returns
-// at once, instead of waiting, when its policy's storm protection refuses a
-// retry: the retry budget is spent (policy.Budget), or the guard sees
-// failures dominate the calls to the dependency (policy.Guard). The message
-// says which.
+// when it runs out of attempts or time while its policy's guard
+// (policy.Guard) holds its retries back: the retries it was denied were
+// waited out, not made. [Loop] is never ended by the guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
@@ -40,21 +39,16 @@ type Error struct {
 	// failed runs in a row, since the last successful run or start-over
 	// (the message gives the total too).
 	Attempts int
-	// Elapsed is the time from the end of the first attempt to the stop
-	// (for Loop, from the end of the last run that succeeded or started the
-	// back-off over); the time limit (policy.Policy.WithMaxElapsed) counts the same
-	// way, so that a first-try success reads no clock. It is 0 when the
-	// call stopped before or right at its first attempt's end. A call that
-	// nothing but its operation can stop (no limit, hooks, budget or guard,
-	// and a context that is never done) is timed only from its first
-	// failure that carries a hint: when a hint above the ceiling ends it,
-	// Elapsed counts from there.
+	// Elapsed is the time from the start of the call to its end, the first
+	// attempt included (for Loop, from the start of its current run of
+	// failures), as the time limit counts it. It is 0 for a call that
+	// nothing times: no deadline, time limit, hooks or stable-run reset rule.
 	Elapsed time.Duration
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).
 	Last error
 	// Cause says why the call stopped: ErrExhausted, ErrThrottled (the
-	// policy's budget or guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
+	// policy's guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
 	// context's error (context.DeadlineExceeded also when the next wait
 	// would have ended after the context's deadline).
 	Cause error

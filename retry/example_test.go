@@ -55,7 +55,7 @@ func ExampleDo_exhausted() {
 		fmt.Println("attempts:", rerr.Attempts)
 	}
 	// Output:
-	// retry: gave up after 3 attempts in 30s: unexpected EOF
+	// retry: gave up after 3 attempts: unexpected EOF
 	// exhausted: true
 	// last error kept: true
 	// attempts: 3
@@ -120,7 +120,7 @@ func ExampleDoValue_result() {
 	poll(2)
 	// Output:
 	// 5 attempts: j-42 done, err: <nil>, pending: false
-	// 2 attempts: j-42 pending, err: retry: gave up after 2 attempts in 1s: job still pending, pending: true
+	// 2 attempts: j-42 pending, err: retry: gave up after 2 attempts: job still pending, pending: true
 }
 
 func ExamplePermanent() {

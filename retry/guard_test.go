@@ -11,104 +11,160 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
+
+// drain spends every token of g with retries that fail.
+func drain(g *policy.Guard) {
+	for g.Tokens() >= 1 {
+		g.Allow(time.Now())
+		g.Record(true, policy.Failed)
+	}
+}
 
 func TestGuardLearnsEveryAttempt(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	p := policy.Constant(0).WithGuard(g)
 	require.NoError(t, retry.Do(context.Background(), fails(3, errFlaky).op, p))
-	require.Equal(t, 10-3+0.5, g.Tokens(), "three failures and a success")
+	require.Equal(t, 10-2+0.5, g.Tokens(), "two retries that failed, one that succeeded, and its success")
 	require.NoError(t, retry.Do(context.Background(), fails(0, nil).op, p), "a first-try success")
-	require.Equal(t, 8.0, g.Tokens())
+	require.Equal(t, 9.0, g.Tokens())
 	_, err := retry.DoValue(context.Background(), func(context.Context) (int, error) { return 0, errFlaky }, p.WithMaxAttempts(2))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Equal(t, 6.0, g.Tokens(), "the last attempt's failure counts too")
+	require.Equal(t, 8.0, g.Tokens(), "the last retry's failure keeps its token")
 }
 
-func TestGuardDeniesRetriesWhenFailuresDominate(t *testing.T) {
-	g := policy.NewGuard(10, 0.5)
-	p := policy.Constant(time.Hour).WithGuard(g) // a wait would hang the test: a denial must come at once
-	require.NoError(t, retry.Do(context.Background(), fails(0, nil).op, p))
-	for range 5 {
-		plumb.GuardFailure(g)
-	}
-	op := fails(1, errFlaky)
-	err := retry.Do(context.Background(), op.op, p)
-	require.ErrorIs(t, err, retry.ErrThrottled)
-	require.ErrorIs(t, err, errFlaky, "the last error is kept")
-	require.EqualValues(t, 1, op.calls.Load())
-	var re *retry.Error
-	require.ErrorAs(t, err, &re)
-	require.Equal(t, 1, re.Attempts)
-	require.Contains(t, err.Error(), "retries throttled after 1 attempt")
-	require.Contains(t, err.Error(), "(the guard sees failures dominate)")
+// A denied retry is waited out, not the end of the call: the call asks
+// again after the wait, and ends with ErrThrottled only when it runs out of
+// attempts while denied.
+func TestGuardDeniedRetryWaitsAndAsksAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(2, 0.5)
+		drain(g)
+		g.Allow(time.Now()) // the probe of this second, spent
+		var denials []time.Duration
+		hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
+			if e.Denied {
+				denials = append(denials, e.Delay)
+			}
+		}})
+		op := fails(1, errFlaky)
+		start := time.Now()
+		err := retry.Do(context.Background(), op.op, policy.Constant(400*time.Millisecond).WithMaxAttempts(5).WithGuard(g), hooks)
+		require.NoError(t, err, "the probe a second later went through")
+		require.EqualValues(t, 2, op.calls.Load())
+		require.Equal(t, []time.Duration{400 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}, denials)
+		require.Equal(t, 1600*time.Millisecond, time.Since(start), "three denied waits, then the one admitted at 1.2s")
+
+		drain(g)
+		g.Allow(time.Now())
+		op = fails(5, errFlaky)
+		err = retry.Do(context.Background(), op.op, policy.Constant(100*time.Millisecond).WithMaxAttempts(3).WithGuard(g))
+		require.ErrorIs(t, err, retry.ErrThrottled)
+		require.ErrorIs(t, err, errFlaky, "the last error is kept")
+		require.EqualValues(t, 1, op.calls.Load())
+		var re *retry.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 1, re.Attempts)
+		require.Contains(t, err.Error(), "retries throttled after 1 attempt")
+	})
 }
 
 func TestGuardCountsOnlyNewsAboutTheDependency(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
+	drain(g)
 	errOther := errors.New("not found")
 	p := policy.Constant(0).WithGuard(g).WithRetryIf(func(err error) bool { return errors.Is(err, errFlaky) })
 	require.Same(t, errOther, retry.Do(context.Background(), fails(1, errOther).op, p), "an error the policy does not retry")
-	require.Equal(t, 10.0, g.Tokens())
+	require.Zero(t, g.Tokens())
 	err := retry.Do(context.Background(), fails(1, retry.Permanent(errFlaky)).op, p)
 	require.ErrorIs(t, err, errFlaky)
-	require.Equal(t, 10.0, g.Tokens(), "a permanent error")
+	require.Zero(t, g.Tokens(), "a permanent error")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	err = retry.Do(ctx, func(context.Context) error { cancel(); return context.Canceled }, p.WithRetryIf(nil))
 	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, 10.0, g.Tokens(), "an attempt the caller's context cut short")
+	require.Zero(t, g.Tokens(), "an attempt the caller's context cut short")
 }
 
-func TestGuardSpendsNoBudgetOnADeniedRetry(t *testing.T) {
-	g := policy.NewGuard(4, 0.5)
-	plumb.GuardFailure(g)
-	plumb.GuardFailure(g)
-	b := policy.NewBudget(0, 0.1) // exactly one retry in the window
-	p := policy.Constant(0).WithGuard(g).WithBudget(b)
-	err := retry.Do(context.Background(), fails(1, errFlaky).op, p)
-	require.ErrorIs(t, err, retry.ErrThrottled)
-	require.Contains(t, err.Error(), "the guard sees failures dominate", "the guard, not the budget")
-	require.NotContains(t, err.Error(), "budget")
-	for range 6 {
-		plumb.GuardSuccess(g)
-	}
-	require.NoError(t, retry.Do(context.Background(), fails(1, errFlaky).op, p), "the budget's one retry is still there")
-}
-
-func TestGuardAttemptTimeoutsAreFailures(t *testing.T) {
+func TestGuardAttemptTimeoutsAreOverload(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(4, 1)
-		p := policy.Constant(time.Second).WithAttemptTimeout(time.Second).WithGuard(g)
+		p := policy.Constant(time.Second).WithAttemptTimeout(time.Second).WithGuard(g).WithMaxAttempts(2)
 		err := retry.Do(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }, p)
-		require.ErrorIs(t, err, retry.ErrThrottled)
+		require.ErrorIs(t, err, retry.ErrExhausted)
 		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
-		require.Equal(t, 2.0, g.Tokens(), "two timed-out attempts, the second denied its retry")
+		require.Equal(t, 1.0, g.Tokens(), "two timed-out attempts take one each, and the retry its own")
 	})
 }
 
-// Each run of Loop is news about the dependency; the pause after a run
-// that succeeded is no retry and is never denied.
-func TestGuardInLoop(t *testing.T) {
-	g := policy.NewGuard(2, 0.5)
-	plumb.GuardFailure(g)
-	plumb.GuardFailure(g) // closed: no tokens
-	runs := 0
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	err := retry.Loop(ctx, func(context.Context) error {
-		runs++
-		if runs == 4 {
-			return errFlaky
-		}
-		return nil
-	}, policy.Constant(0).WithGuard(g))
-	require.ErrorIs(t, err, retry.ErrThrottled, "three successes refill 1.5 of 2 tokens: not more than half")
-	require.Equal(t, 4, runs, "the pauses after successes were not denied")
-	require.Equal(t, 0.5, g.Tokens())
+func TestGuardHintIsOverload(t *testing.T) {
+	g := policy.NewGuard(4, 1)
+	err := retry.Do(context.Background(), fails(1, retry.After(0, errFlaky)).op, policy.Constant(0).WithGuard(g))
+	require.NoError(t, err)
+	require.Equal(t, 4.0, g.Tokens(), "the first try's pause costs one, the retry's success gives back its own and one more")
+	err = retry.Do(context.Background(), fails(2, retry.After(0, errFlaky)).op, policy.Constant(0).WithGuard(g).WithMaxAttempts(2))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 1.0, g.Tokens(), "two pauses asked for, one retry made")
+}
+
+// A Loop is never ended by the guard: it waits, whatever the guard says,
+// and the pause after a run that succeeded is no retry at all.
+func TestGuardNeverEndsALoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.5)
+		runs := 0
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := retry.Loop(ctx, func(context.Context) error {
+			runs++
+			return errFlaky // down for good
+		}, policy.Constant(100*time.Millisecond).WithGuard(g))
+		require.ErrorIs(t, err, context.DeadlineExceeded, "only the context ends it")
+		require.ErrorIs(t, err, errFlaky)
+		require.LessOrEqual(t, runs, 1+10+61, "the first run, the capacity, then a probe a second")
+		require.GreaterOrEqual(t, runs, 60)
+	})
+}
+
+// Program 3 of the admission goals: a Loop with a guard rides out a
+// broker down for 8 runs, then stays connected until its context ends.
+func TestGuardLoopRidesOutAShortOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.5)
+		runs := 0
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := retry.Loop(ctx, func(ctx context.Context) error {
+			runs++
+			if runs <= 8 {
+				return errFlaky
+			}
+			<-ctx.Done() // connected until the context ends
+			return ctx.Err()
+		}, policy.Exponential(time.Millisecond).WithCap(5*time.Millisecond).WithGuard(g))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotErrorIs(t, err, retry.ErrThrottled)
+		require.Equal(t, 9, runs)
+	})
+}
+
+// Program 1 of the admission goals, in the core: one caller, one call at a
+// time, a dependency that fails its first 6 attempts.
+func TestGuardKeepsALoneCallersLimits(t *testing.T) {
+	for name, p := range map[string]policy.Policy{
+		"attempts": policy.Constant(20 * time.Millisecond).WithMaxAttempts(10),
+		"time":     policy.Constant(20 * time.Millisecond).WithMaxElapsed(30 * time.Second),
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				op := fails(6, errFlaky)
+				require.NoError(t, retry.Do(context.Background(), op.op, p.WithGuard(policy.NewGuard(10, 0.5))))
+				require.EqualValues(t, 7, op.calls.Load())
+			})
+		})
+	}
 }
 
 func TestGuardOnAPolicyThatIsNotValid(t *testing.T) {
@@ -118,14 +174,15 @@ func TestGuardOnAPolicyThatIsNotValid(t *testing.T) {
 	require.ErrorIs(t, err, policy.ErrInvalid)
 }
 
-// However many calls fail together, a full default guard lets fewer than
-// capacity/2 of them retry.
+// However many calls fail together, a full guard lets its capacity of them
+// retry, and a probe a second.
 func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
-	g := policy.NewGuard(10, 0.4)
+	g := policy.NewGuard(10, 0.5)
 	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(g)
 	const calls = 1000
 	var attempts, throttled atomic.Int32
 	var wg sync.WaitGroup
+	start := time.Now()
 	for range calls {
 		wg.Go(func() {
 			err := retry.Do(context.Background(), func(context.Context) error {
@@ -138,7 +195,8 @@ func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.Less(t, float64(attempts.Load()-calls), 10/2.0, "retries")
-	require.Greater(t, throttled.Load(), int32(calls-5))
+	probes := 1 + int32(time.Since(start)/time.Second)
+	require.LessOrEqual(t, attempts.Load()-calls, 10+probes, "retries")
+	require.GreaterOrEqual(t, throttled.Load(), calls-10-probes)
 	require.Zero(t, g.Tokens())
 }

@@ -76,7 +76,7 @@ func TestHedgeStartsASecondAttemptBesideASlowOne(t *testing.T) {
 		require.EqualValues(t, 2, a.returned.Load(), "the loser returned")
 		require.EqualValues(t, 1, a.cancelled.Load(), "the loser's context was cancelled")
 		require.Len(t, ev.dones, 1)
-		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 2, Hedges: 1}, ev.dones[0])
+		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 2, Hedges: 1, Elapsed: 15 * time.Millisecond}, ev.dones[0])
 		require.Empty(t, ev.retries, "a hedge is no retry wait")
 	})
 }
@@ -87,7 +87,7 @@ func TestHedgeFastFirstAttemptStartsNoHedge(t *testing.T) {
 		var ev events
 		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), retry.WithHooks(ev.hooks())))
 		require.Equal(t, 1, a.starts())
-		require.Equal(t, retry.DoneEvent{Attempts: 1, Won: 1}, ev.dones[0])
+		require.Equal(t, retry.DoneEvent{Attempts: 1, Won: 1, Elapsed: 9 * time.Millisecond}, ev.dones[0])
 	})
 }
 
@@ -99,7 +99,7 @@ func TestHedgeFailureDoesNotEndTheRoundWhileOthersRun(t *testing.T) {
 		start := time.Now()
 		require.NoError(t, retry.Hedge(context.Background(), a.op, hedged(10*time.Millisecond), retry.WithHooks(ev.hooks())))
 		require.Equal(t, 100*time.Millisecond, time.Since(start))
-		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 1, Hedges: 1}, ev.dones[0])
+		require.Equal(t, retry.DoneEvent{Attempts: 2, Won: 1, Hedges: 1, Elapsed: 100 * time.Millisecond}, ev.dones[0])
 	})
 }
 
@@ -175,10 +175,11 @@ func TestHedgeNotStartedPastTheDeadline(t *testing.T) {
 	})
 }
 
-func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
+func TestHedgeDeniedByTheGuard(t *testing.T) {
 	drained := policy.NewGuard(10, 0.1)
-	for range 5 { // five failed attempts leave half the tokens: no retry allowed
-		_ = retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(0).WithMaxAttempts(1).WithGuard(drained))
+	for range 5 { // five retries that failed leave half the tokens: no hedge allowed
+		drained.Allow(time.Now())
+		drained.Record(true, policy.Failed)
 	}
 	guard := policy.NewGuard(10, 0.1)
 	for _, tt := range []struct {
@@ -188,10 +189,8 @@ func TestHedgeDeniedByGuardAndBudget(t *testing.T) {
 		starts int
 		tokens float64
 	}{
-		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 4}, // no hedge; the slow attempt counts as failed, and its success puts nothing back
-		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 9.1},      // the hedged-over attempt counts as failed, the winner refills 0.1
-		{"budget spent", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(0, 0)), nil, 1, 0},
-		{"budget left", hedged(10 * time.Millisecond).WithBudget(policy.NewBudget(1, 0)), nil, 2, 0},
+		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 5}, // no hedge; the slow attempt's success adds nothing
+		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 10},       // the winning hedge gives its token back, capped at the capacity
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -468,17 +467,6 @@ func TestHedgeKeepsThePreviousRoundsErrorWhenCancelled(t *testing.T) {
 	})
 }
 
-func TestHedgeDeniedByTheBudgetCostsTheGuardNothing(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		g := policy.NewGuard(10, 0.1)
-		p := hedged(10 * time.Millisecond).WithGuard(g).WithBudget(policy.NewBudget(0, 0))
-		a := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
-		require.NoError(t, retry.Hedge(context.Background(), a.op, p))
-		require.Equal(t, 1, a.starts())
-		require.InDelta(t, 9, g.Tokens(), 1e-9, "no hedge was made and the budget denial cost nothing; the slow attempt counts as failed once, and its success puts nothing back")
-	})
-}
-
 func TestHedgesStopWhenTheDependencyIsSlowAsAWhole(t *testing.T) {
 	// Every attempt takes 100ms, far past the 10ms hedge delay: each slow
 	// attempt counts as failed, its success puts nothing back, so the guard
@@ -505,9 +493,10 @@ func TestHedgesStopWhenTheDependencyIsSlowAsAWhole(t *testing.T) {
 	})
 }
 
-func TestHedgedTimeLimitCountsFromTheFirstAttempt(t *testing.T) {
+func TestHedgedTimeLimitCountsFromTheStart(t *testing.T) {
 	// Attempt 1 fails at 15ms; its hedge, started at 10ms, takes 10s. The
-	// 100ms limit counts from 15ms: no round follows, and Elapsed says 10s.
+	// 100ms limit counts from the start: no round follows, and Elapsed says
+	// 10.01s.
 	synctest.Test(t, func(t *testing.T) {
 		p := policy.Constant(10 * time.Millisecond).WithMaxElapsed(100 * time.Millisecond).
 			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond})
@@ -517,7 +506,7 @@ func TestHedgedTimeLimitCountsFromTheFirstAttempt(t *testing.T) {
 		require.Equal(t, 2, a.starts(), "no round after the first")
 		var re *retry.Error
 		require.ErrorAs(t, err, &re)
-		require.Equal(t, 10*time.Second+10*time.Millisecond-15*time.Millisecond, re.Elapsed)
+		require.Equal(t, 10*time.Second+10*time.Millisecond, re.Elapsed)
 	})
 }
 

@@ -44,6 +44,7 @@ func (h *hintError) Unwrap() error { return h.err }
 type marks struct {
 	permanent bool
 	hinted    bool
+	timeout   bool // a timeout: the attempt timeout, or an error whose Timeout method says so
 	hint      time.Duration
 }
 
@@ -53,7 +54,13 @@ type marks struct {
 func inspect(err error) marks {
 	var m marks
 	for err != nil {
+		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
+			m.timeout = true
+		}
 		switch e := err.(type) {
+		case *attemptTimeoutError:
+			m.timeout = true
+			err = e.err
 		case *permanentError:
 			m.permanent = true
 			err = e.err
@@ -68,6 +75,7 @@ func inspect(err error) marks {
 			for _, inner := range e.Unwrap() {
 				im := inspect(inner)
 				m.permanent = m.permanent || im.permanent
+				m.timeout = m.timeout || im.timeout
 				if im.hinted && !m.hinted {
 					m.hinted, m.hint = true, im.hint
 				}

@@ -69,7 +69,6 @@ func TestHooksNotToldOfAWaitThatDoesNotHappen(t *testing.T) {
 	}{
 		{"deadline", 5 * time.Second, policy.Default()},
 		{"time limit", 0, policy.Default().WithMaxElapsed(5 * time.Second)},
-		{"budget", 0, policy.Default().WithBudget(policy.NewBudget(0, 0))},
 		{"attempts", 0, policy.Default().WithMaxAttempts(1)},
 	}
 	for _, tt := range tests {

@@ -26,17 +26,16 @@ import (
 // succeeded never makes Loop give up, and ends a run of failures whatever
 // the reset rule.
 //
-// Each run is a call for the policy's retry budget (it deposits); the pause
-// after a failed run is a retry and spends from it, the pause after a
-// successful run is not and spends nothing, so a healthy Loop is never
-// denied. A budget counts the last ten seconds only, so a Loop whose runs
-// last longer builds no credit there and a crash is denied at once: give
-// such loops a guard (policy.NewGuard), which counts outcomes, not time.
+// With a guard (policy.NewGuard, one per dependency), the run after a
+// failed one is a retry the guard must admit; a run it holds back is waited
+// out for another pause, and asked for again. Loop is never ended by the
+// guard: it waits. The pause after a successful run is not a retry and is
+// never held back.
 //
 // Each wait is reported to the hooks' OnRetry (with Err nil after a run that
 // succeeded, and StartedOver set when the back-off started over). When ctx ends
 // Loop, the error matches ctx's error and keeps the last run's error. Loop
 // always returns a non-nil error.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
-	return do(ctx, fn, p, opts, true)
+	return run(ctx, fn, p, opts, true)
 }

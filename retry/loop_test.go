@@ -202,50 +202,6 @@ func TestLoopStableFirstRunThenCrashStartsFresh(t *testing.T) {
 		"10s, 20s, 40s, 80s fit in five minutes from the crash; 160s more would not")
 }
 
-func TestLoopHealthyIsNeverDeniedByABudget(t *testing.T) {
-	// Every run succeeds: each is a call, and the pauses after them are not
-	// retries, so even a budget that allows no retry never ends the loop.
-	clk := retrytest.NewClock()
-	b := policy.NewBudget(0.1, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- retry.Loop(ctx, succeed, policy.Constant(time.Second).WithBudget(b).WithClock(clk))
-	}()
-	for range 30 {
-		require.Equal(t, time.Second, clk.Step(t))
-	}
-	clk.NextWait(t)
-	cancel()
-	err := result(t, done)
-	require.ErrorIs(t, err, context.Canceled)
-	require.NotErrorIs(t, err, retry.ErrThrottled)
-}
-
-func TestLoopRunsDepositIntoTheBudget(t *testing.T) {
-	// Ten healthy runs deposit ten calls: with a 10% ratio they pay for one
-	// retry after the crash that follows, and the next crash is denied.
-	clk := retrytest.NewClock()
-	b := policy.NewBudget(0.1, 0)
-	var n atomic.Int32
-	done := make(chan error, 1)
-	go func() {
-		done <- retry.Loop(context.Background(), func(context.Context) error {
-			if n.Add(1) <= 10 {
-				return nil
-			}
-			return errCrash
-		}, policy.Constant(time.Second).WithBudget(b).WithClock(clk))
-	}()
-	for range 11 { // ten pauses after successes, one paid retry
-		require.Equal(t, time.Second, clk.Step(t))
-	}
-	err := result(t, done)
-	require.ErrorIs(t, err, retry.ErrThrottled)
-	require.ErrorIs(t, err, errCrash)
-	require.Equal(t, int32(12), n.Load())
-}
-
 func TestLoopCannotSpin(t *testing.T) {
 	// Constant(0) and an operation that returns at once: Loop still pauses
 	// LoopMinPause between runs, so 50ms hold at most six runs.

@@ -66,20 +66,24 @@ type Hooks struct {
 	OnDone func(context.Context, DoneEvent)
 }
 
-// RetryEvent describes a retry about to wait.
+// RetryEvent describes a wait about to start before a retry.
 type RetryEvent struct {
-	Attempt     int           // the attempt that just failed, counting the first call (for Hedge, the last of its round to fail)
-	Err         error         // its error; nil for a Loop run that succeeded
+	Attempt     int           // attempts made so far, counting the first call and every hedge (in Loop, every run)
+	Err         error         // the last attempt's error; nil for a Loop run that succeeded
 	Delay       time.Duration // the wait about to start
-	Elapsed     time.Duration // since the end of the first attempt (in Loop, of the last run that succeeded or started the back-off over)
+	Elapsed     time.Duration // since the start of the call (in Loop, of its current run of failures), as Error.Elapsed
 	Hinted      bool          // Delay came from the operation's hint (see After)
 	StartedOver bool          // the reset rule started the back-off over before this wait
+	// Denied: the policy's guard held this retry back. The call waits
+	// Delay and asks again; the denied retry uses up an attempt of the
+	// attempt limit (but for Loop).
+	Denied bool
 }
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
 	Attempts int           // attempts made, counting the first call and every hedge (in Loop, every run)
-	Elapsed  time.Duration // as Error.Elapsed: from the end of the first attempt; 0 if that attempt ended the call
+	Elapsed  time.Duration // as Error.Elapsed: from the start of the call
 	Err      error         // what the call returns
 	// Won is the attempt whose success ended the call, counting the first
 	// call, numbered in the order the attempts started; 0 when none did.

@@ -52,13 +52,13 @@ func main() {
 	}))
 	defer srv.Close()
 
-	// 20 % of calls may be retried, plus 5 retries per second: Finagle's
-	// rule. One budget, shared by every task.
-	budget := policy.NewBudget(0.2, 5)
+	// One guard, shared by every task: it admits retries while they pay
+	// off, and holds them back when they would only add load.
+	guard := policy.NewGuard(10, 0.5)
 	p := policy.Exponential(2 * time.Millisecond).WithCap(50 * time.Millisecond).WithMaxAttempts(4).
-		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithBudget(budget)
+		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithGuard(guard)
 	fmt.Printf("policy: %v, %v, %d items, %d at a time, server failing %.0f%% of requests\n",
-		p, budget, items, concurrency, failRate*100)
+		p, guard, items, concurrency, failRate*100)
 
 	var attempts, retries, denied, exhausted, ok atomic.Int64
 	hooks := retry.WithHooks(&retry.Hooks{
@@ -93,7 +93,7 @@ func main() {
 
 	fmt.Printf("\ncalls: %d in %v\n", items, time.Since(start).Round(time.Millisecond))
 	fmt.Printf("attempts: %d (%d retries waited out), requests served: %d\n", attempts.Load(), retries.Load(), served.Load())
-	fmt.Printf("succeeded: %d, gave up at the attempt limit: %d, denied a retry by the budget: %d\n", ok.Load(), exhausted.Load(), denied.Load())
+	fmt.Printf("succeeded: %d, gave up at the attempt limit: %d, stopped by the guard: %d\n", ok.Load(), exhausted.Load(), denied.Load())
 	if err != nil {
 		fmt.Printf("first error, as g.Wait returns it: %v\n", err)
 	}

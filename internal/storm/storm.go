@@ -88,8 +88,6 @@ func Clients() []Client {
 	return []Client{
 		{"no retry", func() policy.Policy { return Retrying().WithMaxAttempts(1) }},
 		{"plain retries", Retrying},
-		{"NewBudget(0.1, 0)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.1, 0)) }},
-		{"NewBudget(0.2, 10)", func() policy.Policy { return Retrying().WithBudget(policy.NewBudget(0.2, 10)) }},
 		{"NewGuard(10, 0.1)", func() policy.Policy { return Retrying().WithGuard(policy.NewGuard(10, 0.1)) }},
 		Guarded(),
 	}

@@ -30,8 +30,8 @@ func (e *statusError) GRPCStatus() *status.Status { return e.st }
 //     said stop) and io.EOF pass as they are;
 //   - the caller's deadline (also a wait that would end past it) becomes
 //     codes.DeadlineExceeded, its cancellation codes.Canceled;
-//   - an attempt or time limit, a spent budget, a storm guard that denied
-//     the retry or a pushback above the policy's hint ceiling keeps the last
+//   - an attempt or time limit, a guard that held the retries back until
+//     the limit, or a pushback above the policy's hint ceiling keeps the last
 //     status's code and details, with a message that says why retrying
 //     stopped;
 //   - an invalid policy or option becomes codes.Internal.

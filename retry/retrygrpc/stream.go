@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -50,7 +49,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		if err := cp.Validate(); err != nil {
 			return nil, toStatus(fmt.Errorf("retrygrpc: %w: %w", retry.ErrInvalid, err))
 		}
-		if plumb.Of(&cp).AttemptTimeout > 0 {
+		if cp.Settings().AttemptTimeout > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)
 		}
 		s := &clientStream{cfg: c, p: cp, caller: ctx, desc: desc, cc: cc, method: method, streamer: streamer, opts: callOpts}

@@ -329,15 +329,15 @@ func TestUnaryPushbackAboveHintCeiling(t *testing.T) {
 func TestGuardPerConnection(t *testing.T) {
 	p := policy.Constant(0).WithMaxAttempts(3)
 	dead := &health{steps: []step{{code: codes.Unavailable}}}
-	deadGuard := policy.NewGuard(10, 0.4)
+	deadGuard := policy.NewGuard(4, 0.5)
 	a, _ := unary(t, dead, p.WithGuard(deadGuard))
-	// 10 tokens, retries while more than 5 are left: 3 attempts, then 2,
-	// then one per call.
+	// 4 tokens, a retry that fails keeps its token: 3 attempts twice, then
+	// 2 (the guard's probe of this second), then one per call.
 	var err error
 	for range 4 {
 		_, err = a.Check(t.Context(), req)
 	}
-	require.Equal(t, 3+2+1+1, dead.count())
+	require.Equal(t, 3+3+2+1, dead.count())
 	require.ErrorIs(t, err, retry.ErrThrottled)
 	require.Equal(t, codes.Unavailable, status.Code(err))
 

@@ -1,13 +1,16 @@
 package retryhttp_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retry/retryhttp"
 )
 
@@ -36,17 +39,27 @@ func get(t *testing.T, c *http.Client, url string) int {
 func TestTransportIsGuardedByDefault(t *testing.T) {
 	// A dead dependency: every request is answered 503. With retries at
 	// once and four attempts a request, an unguarded client makes four
-	// attempts a call; the Transport's own guard closes after a few
-	// failures and keeps it near one.
+	// attempts a call; the Transport's own guard admits its capacity of
+	// retries, then a probe a second, and keeps it near one.
 	srv, base, f := always503(t)
 	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
 	require.NoError(t, err)
 	c := &http.Client{Transport: tr}
-	const calls = 100
+	const calls = 200
+	start := time.Now()
+	throttled := 0
 	for range calls {
-		require.Equal(t, 503, get(t, c, srv.URL), "a denied retry returns the last response")
+		resp, err := c.Get(srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, 503, resp.StatusCode, "a request held back by the guard returns the last response")
+		if errors.Is(retryhttp.Err(resp), retry.ErrThrottled) { // and says so
+			throttled++
+		}
+		body(t, resp)
 	}
-	require.LessOrEqual(t, f.count(), calls+calls/10, "attempts ≤ 1.1 × calls")
+	probes := 1 + int(time.Since(start)/time.Second)
+	require.GreaterOrEqual(t, throttled, calls-10-probes)
+	require.LessOrEqual(t, f.count(), calls+10+probes, "the first tries, the guard's 10 tokens and its probes")
 	t.Logf("%d attempts for %d calls", f.count(), calls)
 
 	// Successes reopen it: the same Transport against a healthy server
@@ -98,7 +111,7 @@ func TestTransportGuardOptions(t *testing.T) {
 		require.NoError(t, err)
 		get(t, &http.Client{Transport: tr}, srv.URL)
 		require.Equal(t, 4, f.count())
-		require.Equal(t, 6.0, g.Tokens(), "the policy's guard saw the four failures")
+		require.Equal(t, 7.0, g.Tokens(), "the policy's guard saw the three retries fail")
 	})
 	t.Run("separate Transports, separate guards", func(t *testing.T) {
 		srv, base, f := always503(t)

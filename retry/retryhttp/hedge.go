@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -18,7 +17,7 @@ import (
 // ([Idempotent]) and whose body can be sent again (none, or
 // Request.GetBody) are hedged; the others are sent as without it. Losing
 // responses are drained and closed as retried ones are. Hedges count as
-// attempts, and as retries for the policy's budget and guard. A zero h
+// attempts, and the guard admits them as retry.Hedge says. A zero h
 // turns hedging off; an invalid one makes [New] fail.
 //
 // A hedged request sends every attempt, the first included, with a body
@@ -65,7 +64,6 @@ func (c *call) runHedged() (*http.Response, error) {
 		_ = c.req.Body.Close() // every attempt sends a body of its own, from GetBody
 	}
 	hs := &hedgeState{}
-	clk := plumb.Of(&c.p).Clock
 	hooks := retry.Hooks{OnRetry: func(ctx context.Context, e retry.RetryEvent) {
 		// A wait is about to start: no response held so far is the final
 		// one, so each is released now rather than after the wait.
@@ -88,7 +86,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
-		resp, err := c.send(r.WithContext(actx))
+		resp, err := c.sendTied(r, actx)
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
 			if resp != nil {
@@ -108,11 +106,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		hs.mu.Lock()
 		hs.pending = append(hs.pending, resp)
 		hs.mu.Unlock()
-		serr := error(&statusError{status: resp.Status})
-		if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(clk)); ok {
-			serr = retry.After(d, serr)
-		}
-		return resp, serr
+		return resp, c.statusError(resp)
 	}
 	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
 	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedge(c.t.hedge), retry.WithHooks(&hooks), discard)
@@ -125,8 +119,30 @@ func (c *call) runHedged() (*http.Response, error) {
 	// The call ended with a retryable response in hand, which no further
 	// attempt follows: as without hedging, it is the final response.
 	if ctx.Err() == nil {
-		return resp, nil
+		return withErr(resp, err), nil
 	}
 	hs.release(resp)
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
+}
+
+// sendTied sends r as one hedged attempt on actx, the attempt's own context,
+// which package retry leaves untied from the request's. The request's
+// context is tied back to it here for as long as the response's body is
+// open, so that the caller's cancellation still reaches the body, and the
+// tie is undone when the body is closed: a request made on a long-lived
+// context holds nothing once its body is closed.
+func (c *call) sendTied(r *http.Request, actx context.Context) (*http.Response, error) {
+	actx, cancel := context.WithCancel(actx)
+	stop := context.AfterFunc(c.req.Context(), cancel)
+	untie := func() {
+		stop()
+		cancel()
+	}
+	resp, err := c.send(r.WithContext(actx))
+	if resp == nil {
+		untie()
+		return nil, err
+	}
+	resp.Body = cancelOnClose(resp.Body, untie)
+	return resp, err
 }

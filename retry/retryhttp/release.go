@@ -1,9 +1,12 @@
 package retryhttp
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"testing/iotest"
 	"time"
 
 	"github.com/retrykit/retrykit/policy"
@@ -29,13 +32,41 @@ func release(resp *http.Response) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
-	body := resp.Body
+	_, _ = drain(resp.Body, io.Discard)
+}
+
+// drain copies body to w, at most drainLimit bytes for at most drainTimeout
+// of real time, closes it, and reports whether it was read to its end.
+func drain(body io.ReadCloser, w io.Writer) (whole bool, err error) {
 	// Closing an http response body from another goroutine ends a Read
 	// blocked on it: net/http's transports drop the connection.
 	timer := time.AfterFunc(drainTimeout, func() { _ = body.Close() })
-	_, _ = io.CopyN(io.Discard, body, drainLimit)
+	n, err := io.CopyN(w, body, drainLimit+1)
 	timer.Stop()
 	_ = body.Close()
+	return err == io.EOF && n <= drainLimit, err
+}
+
+// errBodyDropped ends the body of a response kept through a denied retry's
+// wait whose body was too long, or too slow, to keep.
+var errBodyDropped = errors.New("retryhttp: the response body was longer than 64 KiB, or stalled, and was dropped while the request waited for its retry")
+
+// keep reads a retryable response's body into memory, so that the response
+// can still be the final one after a wait while holding no connection: the
+// guard denied the retry, and the call asks again after the wait. A body
+// longer than drainLimit, or one that stalls, is cut, and reading past what
+// was kept fails with errBodyDropped.
+func keep(resp *http.Response) {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	var buf bytes.Buffer
+	whole, _ := drain(resp.Body, &buf)
+	if whole {
+		resp.Body = io.NopCloser(&buf)
+		return
+	}
+	resp.Body = io.NopCloser(io.MultiReader(&buf, iotest.ErrReader(errBodyDropped)))
 }
 
 // stopper is a timer: Stop reports whether it prevented the timer's call.

@@ -217,9 +217,8 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 			ctx: func(clk *retrytest.Clock) (context.Context, context.CancelFunc) {
 				return clk.WithTimeout(context.Background(), time.Minute)
 			}},
-		{name: "budget", p: policy.Constant(time.Second).WithBudget(policy.NewBudget(0, 0))},
 		{name: "default bound", p: policy.Constant(time.Second), waits: []time.Duration{time.Second, time.Second, time.Second, time.Second}},
-		{name: "guard", p: policy.Constant(time.Second).WithGuard(policy.NewGuard(1, 1))},
+		{name: "guard", p: policy.Constant(time.Second).WithMaxAttempts(2).WithGuard(spentGuard(time.Unix(0, 0)))},
 		{name: "hint ceiling", p: policy.Constant(time.Second), header: "600"},
 		{name: "hint past the time limit", p: policy.Constant(time.Second).WithMaxElapsed(time.Minute), header: "120"},
 		{name: "hint past the deadline", p: policy.Constant(time.Second), header: "120",
@@ -288,4 +287,13 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 	require.Equal(t, "OK", body(t, resp))
 	require.Equal(t, 3, f.count())
 	require.Zero(t, clk.Waits(), "no wait, not the schedule's 10s")
+}
+
+// spentGuard returns a guard with no token left and its probe spent at now.
+func spentGuard(now time.Time) *policy.Guard {
+	g := policy.NewGuard(1, 1e-6)
+	g.Allow(now)
+	g.Record(true, policy.Failed)
+	g.Allow(now)
+	return g
 }

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/retrykit/retrykit/internal/plumb"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -53,7 +52,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // further attempt. When GetBody fails, the outcome is final, as for a body
 // with no GetBody: the response comes back untouched (with a connection
 // error instead, the call returns it joined with GetBody's), no wait starts,
-// nothing is spent from the budget or guard, and OnDone hooks see GetBody's
+// the guard is not asked, and OnDone hooks see GetBody's
 // error.
 //
 // A retried response is released before the wait that follows it: its body
@@ -63,7 +62,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // status is kept for the error. A body that is longer, or that stalls, is
 // closed unread, which drops that one connection. The final response is
 // returned untouched, with a nil error, even when its status would have been
-// retried: when the policy's limits (attempts, time, budget, guard), the
+// retried: when the policy's limits (attempts, time, the guard), the
 // request's deadline or a too-long Retry-After end the call, the last
 // response is known to be the final one before anything is read from it,
 // and a RoundTripper that got a response reports it.
@@ -142,19 +141,19 @@ func WithHooks(h *retry.Hooks) Option {
 //
 // Every Transport is guarded against retry storms: unless p has a guard or
 // [WithGuard] says otherwise, New gives the Transport a guard of its own,
-// policy.NewGuard(10, 0.4), which
-// all its requests share. It learns the
-// outcome of every attempt (a response the Transport would not retry counts
-// as a success, a retryable status or connection error as a failure) and
-// denies retries while failures dominate, so that a dependency that stalls
-// recovers as fast as it would with no retries at all; a denied retry
-// returns the last response, as any other limit does. One Transport per
-// dependency keeps one guard per dependency.
+// policy.NewGuard(10, 0.5), which all its requests share (see policy.Guard
+// for the rule). It hears what the dependency did with every attempt,
+// whatever the method: a 5xx, a 429 or a connection failure is a failure
+// even for a request that is not retried, and a success is any other
+// response. A retry the guard denies is waited out; a request that runs out
+// of attempts or time while denied returns its last response, and [Err]
+// tells that the guard stopped it. One Transport per dependency keeps one
+// guard per dependency.
 func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
-	s := plumb.Of(&p)
+	s := p.Settings()
 	t := &Transport{base: base, timeout: s.AttemptTimeout, built: true}
 	if s.MaxAttempts == 0 && s.MaxElapsed == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
@@ -174,7 +173,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	case t.guardSet:
 		p = p.WithGuard(t.guard)
 	default:
-		p = p.WithGuard(policy.NewGuard(plumb.GuardTokens, plumb.GuardRatio))
+		p = p.WithGuard(policy.NewGuard(10, 0.5))
 	}
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -188,9 +187,16 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 
 // statusError is the error of an attempt that got a response to retry. It
 // keeps the status alone: the response itself is released before the wait.
-type statusError struct{ status string }
+type statusError struct {
+	status string
+	code   int
+}
 
 func (e *statusError) Error() string { return "status " + e.status }
+
+// Timeout reports whether the status says a timeout: 504 Gateway Timeout, a
+// sign of overload for the guard.
+func (e *statusError) Timeout() bool { return e.code == http.StatusGatewayTimeout }
 
 // RoundTrip sends req, retrying as the Transport's doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -218,22 +224,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
 		return c.runHedged()
 	}
-	if s := plumb.Of(&p); t.timeout == 0 && t.hooks == nil && s.Simple {
-		// The first-try path: nothing of the retry machinery is set up
-		// for a request that needs no retry, as in package retry's own
-		// first-try path. A policy that needs the call's start (a time
-		// limit, a budget) or hooks that must see every call take the
-		// full path.
-		resp, err := base.RoundTrip(req)
-		if !retryable(req, resp, err) {
-			if s.Guard != nil && err == nil {
-				plumb.GuardSuccess(s.Guard) // news of a healthy dependency
-			}
-			return resp, err
-		}
-		c := &call{t: t, req: req, base: base, p: p, retryable: retryable, n: 1, replay: true, resp: resp, err: err}
-		return c.run()
-	}
 	c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
 	return c.run()
 }
@@ -246,14 +236,11 @@ type call struct {
 	p         policy.Policy
 	retryable func(*http.Request, *http.Response, error) bool
 
-	hooks retry.Hooks
-	n     int            // attempts sent
-	held  *http.Response // the last retryable response, not yet released
-	next  *http.Request  // the next attempt's request, its body rewound already
-
-	replay bool           // the first attempt was made on the first-try path
-	resp   *http.Response // its result
-	err    error
+	hooks     retry.Hooks
+	n         int            // attempts sent
+	held      *http.Response // the last retryable response, not yet released
+	next      *http.Request  // the next attempt's request, its body rewound already
+	unretried bool           // the loop ended on a failure response that is not retried
 }
 
 func (c *call) run() (*http.Response, error) {
@@ -266,21 +253,7 @@ func (c *call) run() (*http.Response, error) {
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
 	}
-	if c.replay {
-		// The context ended before the loop took the first attempt's
-		// result: end the call as the loop would have.
-		last := c.err
-		if c.resp != nil {
-			last = &statusError{status: c.resp.Status}
-			c.held = c.resp
-		}
-		cause := ctx.Err()
-		if cause == nil {
-			cause = err
-		}
-		err = &retry.Error{Attempts: 1, Last: last, Cause: cause}
-	}
-	if err == nil {
+	if err == nil || c.unretried {
 		return resp, nil
 	}
 	if c.n == 0 && c.req.Body != nil {
@@ -290,9 +263,10 @@ func (c *call) run() (*http.Response, error) {
 		return nil, err
 	}
 	// The call ended with a retryable response in hand, which no further
-	// attempt follows: the policy's limits, a hint too long, the deadline.
+	// attempt follows: the policy's limits, the guard, a hint too long, the
+	// deadline. Err tells why.
 	if ctx.Err() == nil {
-		return c.held, nil // the final response, untouched
+		return withErr(c.held, err), nil // the final response, its body untouched
 	}
 	release(c.held)
 	c.held = nil
@@ -303,7 +277,11 @@ func (c *call) run() (*http.Response, error) {
 // attempt just made is not the final one, so it is released now rather
 // than held for the length of the wait.
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
-	if c.held != nil {
+	switch {
+	case c.held == nil:
+	case e.Denied:
+		keep(c.held) // the final response, should the call end before its retry
+	default:
 		release(c.held)
 		c.held = nil
 	}
@@ -314,27 +292,17 @@ func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 
 // attempt makes one attempt and classifies its result for the retry loop.
 func (c *call) attempt(context.Context) (*http.Response, error) {
-	var resp *http.Response
-	var err error
-	if c.replay {
-		c.replay = false
-		resp, err, c.resp, c.err = c.resp, c.err, nil, nil
-	} else {
-		r := c.req
-		if c.n > 0 {
-			r, c.next = c.next, nil
-			if r == nil {
-				r = withoutBody(c.req)
-			}
+	r := c.req
+	if c.n > 0 {
+		r, c.next = c.next, nil
+		if r == nil {
+			r = withoutBody(c.req)
 		}
-		c.n++
-		resp, err = c.send(r)
-		if !c.retryable(c.req, resp, err) {
-			if err != nil {
-				return nil, retry.Permanent(err)
-			}
-			return resp, nil
-		}
+	}
+	c.n++
+	resp, err := c.send(r)
+	if !c.retryable(c.req, resp, err) {
+		return c.final(resp, err)
 	}
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
@@ -356,11 +324,33 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		return nil, err
 	}
 	c.held = resp
-	serr := error(&statusError{status: resp.Status})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(plumb.Of(&c.p).Clock)); ok {
-		serr = retry.After(d, serr)
+	return resp, c.statusError(resp)
+}
+
+// statusError returns the error of an attempt that got resp, a response to
+// retry, with the server's Retry-After as a hint.
+func (c *call) statusError(resp *http.Response) error {
+	err := error(&statusError{status: resp.Status, code: resp.StatusCode})
+	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Settings().Clock)); ok {
+		err = retry.After(d, err)
 	}
-	return resp, serr
+	return err
+}
+
+// final ends the loop with an outcome that is not retried. The guard hears
+// what the dependency did here rather than from the loop, which would take
+// a response for a success: a 503 to a POST is a failure of the dependency,
+// whether or not the request may be retried.
+func (c *call) final(resp *http.Response, err error) (*http.Response, error) {
+	tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
+	switch {
+	case err != nil:
+		return nil, retry.Permanent(err)
+	case failed(resp):
+		c.unretried = true
+		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode})
+	}
+	return resp, nil
 }
 
 // send makes one attempt through the base RoundTripper, under the policy's
@@ -371,7 +361,7 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	timer := afterFunc(plumb.Of(&c.p).Clock, d, cancel)
+	timer := afterFunc(c.p.Settings().Clock, d, cancel)
 	resp, err := c.base.RoundTrip(r.WithContext(ctx))
 	if timer.Stop() { // the headers, or an error, came in time
 		if err != nil {

@@ -229,17 +229,16 @@ func TestRewindFailureAtTheLastAttemptChangesNothing(t *testing.T) {
 }
 
 // TestRewindFailureIsNotARetry: a retry whose body cannot be rewound is
-// not made: no wait starts, the budget is not charged, and OnDone counts
-// the attempts sent and sees GetBody's error.
+// not made: no wait starts, the guard is not asked, and OnDone counts the
+// attempts sent and sees GetBody's error.
 func TestRewindFailureIsNotARetry(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Second} {
 		f := &flaky{statuses: []int{503}}
 		srv, _ := serve(t, f)
 		clk := retrytest.NewClock()
-		budget := policy.NewBudget(0, 0.1) // one retry in the window
+		guard := policy.NewGuard(1, 1e-6)
 		var done retry.DoneEvent
-		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(5).WithClock(clk).WithBudget(budget),
-			retryhttp.WithGuard(nil),
+		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(2).WithClock(clk).WithGuard(guard),
 			retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e }}))
 		require.NoError(t, err)
 		req, errGone := unrewindablePut(t, srv.URL)
@@ -253,7 +252,8 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 		require.NotErrorIs(t, done.Err, context.Canceled)
 		require.Zero(t, clk.Waits(), "delay %v: no wait started", delay)
 
-		// The budget's one retry is still there for the next request.
+		require.Equal(t, 1.0, guard.Tokens(), "delay %v: the guard's one token is still there", delay)
+		// And it serves the next request's retry.
 		req2, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 		require.NoError(t, err)
 		got := make(chan int, 1)

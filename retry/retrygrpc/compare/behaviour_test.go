@@ -191,25 +191,10 @@ func TestStorm(t *testing.T) {
 			require.Equal(t, 3.0, amp)
 		})
 	}
-	// retrykit with a retry budget shared by the connection's calls (the
-	// SRE book's 10 %): retries stop once they pass a tenth of the calls.
-	t.Run("retrykit+budget", func(t *testing.T) {
-		h := &health{steps: []step{{code: codes.Unavailable}}}
-		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithBudget(policy.NewBudget(0.1, 0))
-		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
-		const calls = 50
-		for range calls {
-			_, err := c.Check(t.Context(), req)
-			require.Equal(t, codes.Unavailable, status.Code(err))
-		}
-		amp := float64(len(h.calls())) / calls
-		t.Logf("retrykit with policy.NewBudget(0.1, 0): %.2f attempts per call against a dead server", amp)
-		require.LessOrEqual(t, amp, 1.2)
-	})
 	// retrykit with the connection's own storm guard, as recommended.
 	t.Run("retrykit+guard", func(t *testing.T) {
 		h := &health{steps: []step{{code: codes.Unavailable}}}
-		g := policy.NewGuard(10, 0.4)
+		g := policy.NewGuard(10, 0.5)
 		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithGuard(g)
 		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
 		const calls = 50
@@ -218,7 +203,7 @@ func TestStorm(t *testing.T) {
 			require.Equal(t, codes.Unavailable, status.Code(err))
 		}
 		amp := float64(len(h.calls())) / calls
-		t.Logf("retrykit with policy.NewGuard(10, 0.4): %.2f attempts per call against a dead server", amp)
-		require.Equal(t, 53, len(h.calls()), "3 attempts, then 2, then 1 per call")
+		t.Logf("retrykit with policy.NewGuard(10, 0.5): %.2f attempts per call against a dead server", amp)
+		require.LessOrEqual(t, len(h.calls()), calls+10+2, "the first tries, the guard's 10 tokens and a probe a second")
 	})
 }

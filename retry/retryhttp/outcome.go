@@ -1,0 +1,71 @@
+package retryhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// Err returns why the Transport stopped retrying the request whose final
+// response is resp, when it returned a response it would have retried: an
+// *retry.Error matching retry.ErrThrottled when the guard held the retries
+// back, retry.ErrExhausted when the policy's limits ended them,
+// retry.ErrHintTooLong when the server's Retry-After was too long, or
+// context.DeadlineExceeded when the next wait would have passed the
+// request's deadline. It returns nil for any other response: one that was
+// not to be retried, or that no Transport returned.
+func Err(resp *http.Response) error {
+	if resp == nil {
+		return nil
+	}
+	if b, ok := resp.Body.(*errBody); ok {
+		return b.err
+	}
+	return nil
+}
+
+// errBody is the body of a final response that the Transport would have
+// retried, carrying the error that ended the retries for [Err].
+type errBody struct {
+	io.ReadCloser
+	err error
+}
+
+// withErr returns resp with its body carrying err.
+func withErr(resp *http.Response, err error) *http.Response {
+	resp.Body = &errBody{ReadCloser: resp.Body, err: err}
+	return resp
+}
+
+// failed reports whether resp says the dependency failed: a 429 or a 5xx.
+func failed(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
+}
+
+// tell tells g, if any, what the dependency did with an attempt whose
+// outcome the retry loop does not record itself (one it does not retry):
+// a failure whatever the method, a success otherwise. retry says whether
+// the attempt was a retry the guard admitted. An attempt the caller gave up
+// on, or one that failed before reaching the dependency (a bad URL, an
+// untrusted certificate), is no news.
+func tell(g *policy.Guard, retry bool, req *http.Request, resp *http.Response, err error) {
+	if g == nil || req.Context().Err() != nil {
+		return
+	}
+	switch {
+	case err != nil && !ConnectionError(err):
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		g.Record(retry, policy.Overloaded)
+	case err != nil:
+		g.Record(retry, policy.Failed)
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusGatewayTimeout || (failed(resp) && resp.Header.Get("Retry-After") != ""):
+		g.Record(retry, policy.Overloaded)
+	case failed(resp):
+		g.Record(retry, policy.Failed)
+	default:
+		g.Record(retry, policy.Succeeded)
+	}
+}

@@ -1,0 +1,331 @@
+package retry
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// deadlineContext reports a deadline that it does not enforce itself: a
+// hedged attempt's context shows the call's deadline, for the operation to
+// pass on (a gRPC deadline, a socket's), while only the round ends it.
+type deadlineContext struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// maxHedgeInFlight is the largest policy.Hedge.MaxInFlight a valid policy
+// has.
+const maxHedgeInFlight = 10
+
+// outcome is what one attempt of a round returned.
+type outcome struct {
+	i   int // the attempt's place in its round, from 1; 0: none
+	v   any
+	err error
+}
+
+// roundState is shared by a round and its attempts' goroutines. Once the
+// round is over, an attempt that returns settles its own outcome instead of
+// reporting it.
+type roundState struct {
+	mu    sync.Mutex
+	over  bool
+	ch    chan outcome               // buffered for every attempt of the round: a send never blocks
+	slow  [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
+	retry [maxHedgeInFlight + 1]bool // attempts that hold a guard token
+}
+
+// round is one round of hedged attempts, run on the call's goroutine.
+type round struct {
+	st       *roundState
+	cancels  [maxHedgeInFlight + 1]context.CancelFunc
+	limit    int // attempts the round may start
+	started  int
+	running  int
+	reported [maxHedgeInFlight + 1]bool // attempts whose outcome has come in
+	last     outcome                    // the latest failure, kept until a later outcome replaces it
+	hinted   bool                       // last carries a hint (After)
+	hedging  bool                       // more hedges may start
+	fire     <-chan time.Time
+	timer    *time.Timer
+}
+
+// round runs one round of hedged attempts and returns how many it started
+// and the error of the attempt whose result it returns (nil: one
+// succeeded).
+func (c *call) round() (int, error) {
+	limit := c.s.Hedge.MaxInFlight
+	if limit == 0 {
+		limit = 2
+	}
+	if max := c.s.MaxAttempts; max > 0 {
+		limit = min(limit, max-c.count)
+	}
+	r := &round{st: &roundState{ch: make(chan outcome, limit)}, limit: limit, hedging: limit > 1}
+	r.st.retry[1] = c.retrying
+	r.start(c)
+	for {
+		r.arm(c)
+		select {
+		case o := <-r.st.ch:
+			if done(c.ctx) != nil { // the attempt most likely ended with the call's context
+				r.running--
+				r.settle(c, o)
+				return r.stopped(c)
+			}
+			if end, final := r.arrive(c, o); end {
+				return r.end(c, final)
+			}
+		case <-r.fire:
+			r.hedge(c)
+		case <-c.ctx.Done():
+			return r.stopped(c)
+		}
+	}
+}
+
+// stopped ends the round when the call's context is done. The call keeps
+// the error of the round's latest failure, or of the previous round.
+func (r *round) stopped(c *call) (int, error) {
+	if r.last.i == 0 {
+		r.last.err = c.hedge.prevErr
+		if r.last.err == nil {
+			r.last.err = c.ctx.Err()
+		}
+	}
+	return r.end(c, r.last)
+}
+
+// start starts the round's next attempt on a goroutine of its own, with a
+// context of its own that keeps the call's values and deadline but is not
+// registered with the call's context: the round cancels its attempts
+// itself, when the call's context ends or another attempt wins, and the one
+// whose value the call returns is left alone, holding nothing of the
+// caller's context.
+func (r *round) start(c *call) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(c.ctx))
+	if d, ok := c.ctx.Deadline(); ok {
+		ctx = deadlineContext{ctx, d}
+	}
+	r.started++
+	r.running++
+	r.cancels[r.started] = cancel
+	go c.hedge.runAttempt(ctx, r.st, r.started)
+}
+
+// arm sets the timer of the next hedge, if one may start.
+func (r *round) arm(c *call) {
+	if !r.hedging || r.fire != nil || r.started >= r.limit {
+		return
+	}
+	d, ok := c.hedgeDelay()
+	switch {
+	case !ok:
+		r.hedging = false
+	case c.clock.clk != nil:
+		r.fire = c.clock.clk.After(d)
+	default:
+		r.timer = time.NewTimer(d)
+		r.fire = r.timer.C
+	}
+}
+
+// hedge runs when the hedge delay has passed: the latest attempt is slow,
+// and another starts beside it if the guard allows.
+func (r *round) hedge(c *call) {
+	r.fire = nil
+	if !r.reported[r.started] {
+		r.st.mu.Lock()
+		r.st.slow[r.started] = true
+		r.st.mu.Unlock()
+	}
+	if g := c.s.Guard; g != nil && !g.AllowHedge() {
+		r.hedging = false
+		return
+	}
+	r.st.retry[r.started+1] = c.s.Guard != nil
+	c.hedge.hedges++
+	r.start(c)
+}
+
+// arrive takes in the outcome of one of the round's attempts and reports
+// whether the round ends, with which outcome.
+func (r *round) arrive(c *call, o outcome) (bool, outcome) {
+	r.running--
+	r.reported[o.i] = true
+	if o.err == nil || !c.failure(o.err) {
+		return true, o
+	}
+	hinted := inspect(o.err).hinted
+	if r.running == 0 {
+		if r.last.i > 0 && r.hinted && !hinted {
+			// The round's hint, from an attempt that failed earlier, goes
+			// through the policy: a server's word is not lost for another
+			// attempt's failing later.
+			r.settle(c, o)
+			return true, r.last
+		}
+		return true, o
+	}
+	if hinted { // the server asked for a pause
+		r.hedging = false
+		r.stopTimer()
+	}
+	if r.last.i > 0 && r.hinted && !hinted {
+		r.settle(c, o) // keep the hinted failure as the round's
+		return false, outcome{}
+	}
+	if r.last.i > 0 {
+		r.settle(c, r.last)
+	}
+	r.last, r.hinted = o, hinted
+	return false, outcome{}
+}
+
+// end ends the round with o: the other attempts are cancelled and settled,
+// and o's value kept.
+func (r *round) end(c *call, o outcome) (int, error) {
+	r.stopTimer()
+	h := c.hedge
+	r.st.mu.Lock()
+	r.st.over = true
+	r.st.mu.Unlock()
+	for i := 1; i <= r.started; i++ {
+		if i != o.i || h.keep == nil {
+			r.cancels[i]()
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case x := <-r.st.ch:
+			r.settle(c, x)
+		default:
+			drained = true
+		}
+	}
+	if r.last.i > 0 && r.last.i != o.i {
+		r.settle(c, r.last)
+	}
+	if o.i > 0 {
+		r.record(c, o)
+		if h.keep != nil {
+			h.keep(o.v)
+		}
+	}
+	if o.err == nil {
+		h.won = c.attempts + o.i
+	}
+	h.prevErr = o.err
+	return r.started, o.err
+}
+
+// settle tells the guard about an attempt the round does not return, and
+// discards its value.
+func (r *round) settle(c *call, o outcome) {
+	r.record(c, o)
+	if drop := c.hedge.drop; drop != nil {
+		drop(o.v)
+	}
+}
+
+// record tells the guard, if any, what an attempt that came in before the
+// round ended said about the dependency.
+func (r *round) record(c *call, o outcome) {
+	g := c.s.Guard
+	if g == nil || done(c.ctx) != nil {
+		return
+	}
+	r.st.mu.Lock()
+	retry, slow := r.st.retry[o.i], r.st.slow[o.i]
+	r.st.mu.Unlock()
+	switch {
+	case o.err == nil && slow:
+		g.Record(retry, policy.Slow)
+	case o.err == nil:
+		g.Record(retry, policy.Succeeded)
+	case c.failure(o.err):
+		g.Record(retry, verdict(o.err, inspect(o.err)))
+	}
+}
+
+func (r *round) stopTimer() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.fire = nil
+}
+
+// runAttempt runs one attempt of a round on its own goroutine. An attempt
+// that returns after its round is over is a loser: its value is discarded,
+// and a success still tells the guard the dependency served it.
+func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
+	var begun time.Time
+	if h.latency != nil {
+		begun = h.clock.now()
+	}
+	var v any
+	err := once(ctx, &h.clock, h.timeout, func(ctx context.Context) error {
+		var err error
+		v, err = h.op(ctx)
+		return err
+	})
+	if err == nil && h.latency != nil {
+		h.latency.Observe(h.clock.now().Sub(begun))
+	}
+	st.mu.Lock()
+	if !st.over {
+		st.ch <- outcome{i: i, v: v, err: err}
+		st.mu.Unlock()
+		return
+	}
+	retry, slow := st.retry[i], st.slow[i]
+	st.mu.Unlock()
+	if h.guard != nil && err == nil {
+		if slow {
+			h.guard.Record(retry, policy.Slow)
+		} else {
+			h.guard.Record(retry, policy.Succeeded)
+		}
+	}
+	if h.drop != nil {
+		h.drop(v)
+	}
+}
+
+// failure reports whether err is a failure the policy retries.
+func (c *call) failure(err error) bool {
+	return !inspect(err).permanent && c.p.Retryable(err)
+}
+
+// hedgeDelay returns the delay before the next hedge, and false when none
+// should start: the policy says none now, or it would start after ctx's
+// deadline or past the time limit.
+func (c *call) hedgeDelay() (time.Duration, bool) {
+	h := c.s.Hedge
+	d, ok := h.Delay, h.Delay > 0
+	if h.Latency != nil {
+		if est, ready := h.Latency.Estimate(); ready {
+			d, ok = est, true
+		}
+	}
+	if !ok {
+		return 0, false
+	}
+	deadline, hasDeadline := c.ctx.Deadline()
+	if !hasDeadline && c.s.MaxElapsed == 0 {
+		return d, true
+	}
+	now := c.clock.now()
+	if hasDeadline && !now.Add(d).Before(deadline) {
+		return 0, false
+	}
+	if c.s.MaxElapsed > 0 && d > c.s.MaxElapsed-c.clock.elapsed(now) {
+		return 0, false
+	}
+	return d, true
+}

@@ -1,0 +1,187 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// The rules of a call, one function each, in the order the loop applies
+// them.
+
+// outcome accounts for the attempt just made: it tells the guard, applies
+// the reset rules and Loop's run of failures, and reports whether the call
+// ends there, and with what: a success ends Do, a Permanent error or one the
+// policy does not retry ends any call.
+func (c *call) outcome(err error) (end bool, final error) {
+	c.marks = marks{}
+	if err != nil {
+		c.marks = inspect(err)
+		switch {
+		case c.marks.permanent:
+			if pe, ok := err.(*permanentError); ok {
+				err = pe.err
+			}
+			return true, err
+		case !c.p.Retryable(err):
+			return true, err
+		}
+	}
+	if c.hedge == nil { // a hedged round tells the guard of each of its attempts
+		c.record(err)
+	}
+	if err == nil && !c.loop {
+		return true, nil
+	}
+	c.reset(err == nil)
+	return false, nil
+}
+
+// record tells the guard, if any, what the attempt just made said about
+// the dependency. An attempt the caller's context cut short says nothing.
+func (c *call) record(err error) {
+	if g := c.s.Guard; g != nil && done(c.ctx) == nil {
+		g.Record(c.retrying, verdict(err, c.marks))
+	}
+}
+
+// verdict says what an attempt that the policy retries, or that succeeded,
+// said about the dependency: a timeout or a hint is a sign of overload. m
+// is what err says to the loop.
+func verdict(err error, m marks) policy.Outcome {
+	switch {
+	case err == nil:
+		return policy.Succeeded
+	case m.timeout || m.hinted:
+		return policy.Overloaded
+	default:
+		return policy.Failed
+	}
+}
+
+// reset applies the reset rules after an attempt or Loop run that
+// succeeded or failed, and ends Loop's run of failures after a success.
+func (c *call) reset(succeeded bool) {
+	rule := c.s.Reset
+	var now time.Time
+	if rule.AfterIdle > 0 || rule.AfterStableRun > 0 || c.loop {
+		now = c.clock.now()
+	}
+	idle := time.Duration(-1)
+	if !c.lastFail.IsZero() {
+		idle = now.Sub(c.lastFail)
+	}
+	c.started = false
+	if rule.StartsOver(succeeded, now.Sub(c.clock.runStart), idle) {
+		// In Loop every start-over counts, the first run's too; in Do
+		// only one that has something to start over.
+		c.started = c.pos > 0 || c.loop
+		c.pos, c.prev = 0, 0
+		if c.loop { // a failed run that started over is the first failure of the new sequence
+			c.count = 1
+			c.clock.restart(now)
+		}
+	}
+	if c.loop && succeeded { // the limits count the next run of failures afresh
+		c.count = 0
+		c.clock.restart(now)
+	}
+	if !succeeded && rule.AfterIdle > 0 {
+		c.lastFail = now
+	}
+}
+
+// nextWait returns the wait before the next attempt: the schedule's delay,
+// or the operation's hint, and at least Loop's pause.
+func (c *call) nextWait(err error) (d time.Duration, hinted bool) {
+	c.pos++
+	d = c.p.Backoff(c.pos, c.prev)
+	if err != nil && c.marks.hinted {
+		d, hinted = max(c.marks.hint, 0), true
+	}
+	if c.loop {
+		d = max(d, loopMinPause)
+	}
+	return d, hinted
+}
+
+// limits returns the error that ends the call before a wait of d, if a limit
+// says so: the attempt limit, the hint ceiling, the time limit, the
+// deadline. The pause after a successful Loop run is not a retry: the
+// attempt and time limits, which bound a run of failures, do not end it.
+func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
+	s, failed := c.s, err != nil
+	cause := ErrExhausted
+	if c.denied {
+		cause = ErrThrottled // the call ran out while the guard held it back
+	}
+	if failed && s.MaxAttempts > 0 && c.count >= s.MaxAttempts {
+		return c.giveUp(err, cause, "")
+	}
+	if hinted && d > s.MaxHint {
+		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, s.MaxHint))
+	}
+	deadline, hasDeadline := c.ctx.Deadline()
+	if (!failed || s.MaxElapsed == 0) && !hasDeadline {
+		return nil
+	}
+	now := c.clock.now()
+	var e *Error
+	switch {
+	case failed && s.MaxElapsed > 0 && d > s.MaxElapsed-c.clock.elapsed(now): // written so that a huge d cannot overflow
+		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would pass the %v limit", d, s.MaxElapsed))
+	case hasDeadline && !now.Add(d).Before(deadline):
+		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+	default:
+		return nil
+	}
+	e.hint = hinted
+	return e
+}
+
+// admit asks the guard, if any, for the retry about to wait. The pause after
+// a successful Loop run is not a retry and needs no admission.
+func (c *call) admit(err error) bool {
+	g := c.s.Guard
+	c.denied = g != nil && err != nil && !g.Allow(c.clock.now())
+	return !c.denied
+}
+
+// lastChance reports whether the retry just denied was the last one the
+// attempt limit allows: waiting for it would be for nothing. A Loop waits
+// whatever the guard says: it is never ended by it.
+func (c *call) lastChance() bool {
+	return !c.loop && c.s.MaxAttempts > 0 && c.count+1 >= c.s.MaxAttempts
+}
+
+// tell tells the hooks of the wait about to start.
+func (c *call) tell(err error, d time.Duration, hinted, admitted bool) {
+	if c.hooks != nil && c.hooks.OnRetry != nil {
+		c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: c.attempts, Err: err, Delay: d, Elapsed: c.clock.elapsed(time.Time{}),
+			Hinted: hinted, StartedOver: c.started, Denied: !admitted})
+	}
+	c.started = false
+}
+
+// giveUp builds the error of a call that ends for cause, with last the
+// last attempt's error.
+func (c *call) giveUp(last error, cause error, detail string) *Error {
+	e := &Error{Attempts: c.attempts, Elapsed: c.clock.elapsed(time.Time{}), Last: last, Cause: cause, detail: detail}
+	if c.loop {
+		e.Attempts, e.total, e.loop = c.count, c.attempts, true
+	}
+	return e
+}
+
+// stopped builds the error of a call that ends because ctx is done, with
+// cause = ctx.Err(). Only call it once Done is closed: some contexts read
+// their error without a lock.
+func (c *call) stopped(cause, last error) *Error {
+	e := c.giveUp(last, cause, "")
+	if cc := context.Cause(c.ctx); cc != nil && cc != cause {
+		e.ctxCause = cc
+	}
+	return e
+}
