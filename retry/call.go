@@ -66,8 +66,10 @@ func (c *call) timed() bool {
 // run is the retry loop, in the order the package doc states: make an
 // attempt; end on success, a Permanent error or one the policy does not
 // retry; account for the outcome; work out the next wait; end if a limit
-// says so; ask the guard; wait; go again. A retry the guard denies is
-// waited out as if it had failed, and asked for again after the wait.
+// says so; wait; ask the guard; go again. A retry the guard denies is
+// waited out as if it had failed, and asked for again after the next wait.
+// The guard is asked after the wait, not before, so that an admitted retry
+// holds its token only while it runs.
 //
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
@@ -87,18 +89,19 @@ func (c *call) run(fn func(context.Context) error) error {
 		if e := c.limits(err, d, hinted); e != nil {
 			return c.finish(e)
 		}
-		admitted := c.admit(err)
-		if !admitted && c.lastChance() {
-			return c.finish(c.giveUp(err, ErrThrottled, "the guard denied the retry"))
-		}
-		c.tell(err, d, hinted, admitted)
+		c.tell(err, d, hinted)
 		if ctxErr := c.clock.wait(c.ctx, d); ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
 		}
 		c.prev = d
-		if fresh = admitted; admitted {
+		if fresh = c.admit(err); fresh {
 			err = c.attempt(fn, true)
-		} else if !c.loop {
+			continue
+		}
+		if c.lastChance() {
+			return c.finish(c.giveUp(err, ErrThrottled, "the guard denied the retry"))
+		}
+		if !c.loop {
 			c.count++ // a denied retry uses up the attempt it replaced
 		}
 	}

@@ -74,9 +74,10 @@ type RetryEvent struct {
 	Elapsed     time.Duration // since the start of the call (in Loop, of its current run of failures), as Error.Elapsed
 	Hinted      bool          // Delay came from the operation's hint (see After)
 	StartedOver bool          // the reset rule started the back-off over before this wait
-	// Denied: the policy's guard held this retry back. The call waits
-	// Delay and asks again; the denied retry uses up an attempt of the
-	// attempt limit (but for Loop).
+	// Denied: the policy's guard held back the retry that the previous
+	// wait was for, and the call waits Delay more before it asks again.
+	// The denied retry used up an attempt of the attempt limit (but in
+	// Loop).
 	Denied bool
 }
 

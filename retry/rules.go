@@ -141,7 +141,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	return e
 }
 
-// admit asks the guard, if any, for the retry about to wait. The pause after
+// admit asks the guard, if any, for the retry about to start. The run after
 // a successful Loop run is not a retry and needs no admission.
 func (c *call) admit(err error) bool {
 	g := c.s.Guard
@@ -157,10 +157,10 @@ func (c *call) lastChance() bool {
 }
 
 // tell tells the hooks of the wait about to start.
-func (c *call) tell(err error, d time.Duration, hinted, admitted bool) {
+func (c *call) tell(err error, d time.Duration, hinted bool) {
 	if c.hooks != nil && c.hooks.OnRetry != nil {
 		c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: c.attempts, Err: err, Delay: d, Elapsed: c.clock.elapsed(time.Time{}),
-			Hinted: hinted, StartedOver: c.started, Denied: !admitted})
+			Hinted: hinted, StartedOver: c.started, Denied: c.denied})
 	}
 	c.started = false
 }

@@ -1,14 +1,16 @@
-// Command storm shows a retry storm and the guard that prevents it. On a
-// virtual clock, 800 calls a second for 40 s meet a server that serves 1,000
-// a second, one at a time, and stalls for 2 s at t = 5 s. Each attempt times
-// out after 1 s (the server still spends its 1 ms on it) and clients retry
-// from 100 ms, doubling, capped at 2 s, jittered, at most 4 attempts. It
-// prints each client's goodput second by second, when it recovered, and how
-// many attempts a call cost; then the same clients against a server that
-// fails one attempt in ten, and against one that is down.
+// Command storm compares retry admission in every scenario of the guard's
+// goals, on a virtual clock: 800 calls a second for 40 s meet a server that
+// serves 1,000 a second, one at a time; each attempt times out after 1 s
+// (the server still spends its 1 ms on it) and clients retry from 100 ms,
+// doubling, capped at 2 s, jittered, at most 4 attempts. The server stalls
+// for 2 s (storm), slows below the load for 4 s (overload), fails a share of
+// attempts at random (sporadic, partial), fails everything for 60 ms after
+// 20 s of health (blip), or is down for good; and a fleet of 1,000 calls
+// rides out a 10 s outage. It prints the goodput of the storm and the
+// overload second by second, then one table of every scenario.
 //
 //	go run ./examples/storm
-//	go run ./examples/storm -svg docs/storm.svg   # also draw the storm as an SVG chart
+//	go run ./examples/storm -svg docs/storm.svg   # also draw the figures as an SVG chart
 package main
 
 import (
@@ -23,83 +25,117 @@ import (
 	"github.com/retrykit/retrykit/internal/storm"
 )
 
-// results holds one client's runs.
-type results struct {
-	client                  storm.Client
-	stormed, sporadic, down storm.Result
-	downByTimeout           storm.Result
-	recovered               time.Duration
-	recoveredOK             bool
+// cell is one client's run of one scenario.
+type cell struct {
+	scenario storm.Scenario
+	client   storm.Client
+	result   storm.Result
+}
+
+// trouble returns when a scenario's stall or slowdown ends, from which its
+// recovery counts.
+func trouble(s storm.Scenario) time.Duration {
+	if s.Stall > 0 {
+		return s.StallAt + s.Stall
+	}
+	return s.SlowAt + s.SlowOf
+}
+
+// measure says how a scenario is judged, and returns a client's figure.
+func measure(c cell) string {
+	s, r := c.scenario, c.result
+	switch {
+	case s.Stall > 0 || s.SlowOf > 0:
+		after, ok := r.Recovered(trouble(s), 0.95)
+		if !ok {
+			return "never"
+		}
+		return after.String()
+	case s.Name == "blip":
+		return fmt.Sprintf("%d lost", r.Lost())
+	case s.Name == "fleet outage":
+		if c.client.Name == "no retry" {
+			return "0%"
+		}
+		return fmt.Sprintf("%.0f%%, p99 %.1fs", 100*r.Success(), r.EndQuantile(0.99, storm.FleetDown).Seconds())
+	case s.Outage != storm.NoOutage:
+		return fmt.Sprintf("%.4f att/call", r.Amplification())
+	default:
+		return fmt.Sprintf("%.2f%%", 100*r.Success())
+	}
+}
+
+// goal says what the guard must reach in a scenario.
+var goal = map[string]string{
+	"storm":           "recovered ≤ 1s after no retry",
+	"overload":        "recovered ≤ 1s after no retry",
+	"sporadic 10%":    "≥ 99.9% succeed",
+	"partial 20%":     "≥ plain − 0.5 pp",
+	"partial 30%":     "≥ plain − 0.5 pp",
+	"partial 33%":     "≥ plain − 0.5 pp",
+	"partial 40%":     "≥ plain − 1 pp",
+	"blip":            "≤ plain's losses",
+	"fleet outage":    "100%, p99 ≤ plain's",
+	"down":            "≤ 1.1 att/call + 55",
+	"down by timeout": "≤ 1.1 att/call + 55",
 }
 
 func main() {
-	svg := flag.String("svg", "", "also write the storm's goodput chart to this SVG `file`")
+	svg := flag.String("svg", "", "also write the figures as an SVG chart to this `file`")
 	flag.Parse()
 	log.SetFlags(0)
 
-	s := storm.Storm()
-	stallEnd := s.StallAt + s.Stall
+	scenarios := []storm.Scenario{storm.Storm(), storm.Overload(), storm.Sporadic(), storm.Partial(0.2), storm.Partial(0.3),
+		storm.Partial(1.0 / 3), storm.Partial(0.4), storm.Blip(), storm.FleetOutage(), storm.Down(storm.FastOutage), storm.Down(storm.SlowOutage)}
 	clients := storm.Clients()
-	all := make([]results, len(clients))
+	table := make([][]cell, len(scenarios))
 	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Go(func() {
-			r := results{client: c}
-			r.stormed = storm.RunVirtual(s, c.New())
-			r.recovered, r.recoveredOK = r.stormed.Recovered(stallEnd, 0.95)
-			r.sporadic = storm.RunVirtual(storm.Sporadic(), c.New())
-			r.down = storm.RunVirtual(storm.Down(storm.FastOutage), c.New())
-			r.downByTimeout = storm.RunVirtual(storm.Down(storm.SlowOutage), c.New())
-			all[i] = r
-		})
+	for i, s := range scenarios {
+		table[i] = make([]cell, len(clients))
+		for j, c := range clients {
+			wg.Go(func() { table[i][j] = cell{s, c, storm.RunVirtual(s, c.For(s))} })
+		}
 	}
 	wg.Wait()
 
-	fmt.Printf("Storm: %d calls/s for %v; the server serves 1,000/s and stalls %v at t = %v.\n", s.Rate, s.Duration, s.Stall, s.StallAt)
-	fmt.Println("Goodput, one character per second of arrivals (█ at least 7/8 of the calls succeed, ▁ under 1/8, blank none):")
-	fmt.Println()
-	const name = 20
-	axis := []byte(strings.Repeat(" ", len(all[0].stormed.Goodput)))
-	for sec := 0; sec < len(axis); sec += 10 {
-		copy(axis[sec:], fmt.Sprintf("%ds", sec))
+	for _, row := range table[:2] {
+		s := row[0].scenario
+		fmt.Printf("%s: goodput per second of arrivals (█ at least 7/8 of the calls succeed, ▁ under 1/8, blank none)\n", s.Name)
+		for _, c := range row {
+			fmt.Printf("  %-18s %s  %s\n", c.client.Name, bars(c.result.Goodput), measure(c))
+		}
+		fmt.Println()
 	}
-	fmt.Printf("%-*s  %s\n", name, "", axis)
-	for _, r := range all {
-		fmt.Printf("%-*s  %s  %s\n", name, r.client.Name, bars(r.stormed.Goodput), recovery(r))
+	fmt.Printf("%-16s", "scenario")
+	for _, c := range clients {
+		fmt.Printf("  %-18s", c.Name)
+	}
+	fmt.Printf("  %s\n", "the guard's goal")
+	for _, row := range table {
+		fmt.Printf("%-16s", row[0].scenario.Name)
+		for _, c := range row {
+			fmt.Printf("  %-18s", measure(c))
+		}
+		fmt.Printf("  %s\n", goal[row[0].scenario.Name])
 	}
 	fmt.Println()
-	fmt.Printf("%-*s  %9s  %8s  %8s  %8s  %9s  %9s\n", name, "", "recovered", "storm", "storm", "sporadic", "down", "down")
-	fmt.Printf("%-*s  %9s  %8s  %8s  %8s  %9s  %9s\n", name, "client", "after", "success", "att/call", "success", "att/call", "att/call")
-	fmt.Printf("%-*s  %9s  %8s  %8s  %8s  %9s  %9s\n", name, "", "the stall", "", "", "10% fail", "(fast)", "(timeout)")
-	for _, r := range all {
-		fmt.Printf("%-*s  %9s  %7.2f%%  %8.3f  %7.2f%%  %9.4f  %9.4f\n", name, r.client.Name, recovery(r),
-			100*r.stormed.Success(), r.stormed.Amplification(), 100*r.sporadic.Success(), r.down.Amplification(), r.downByTimeout.Amplification())
-	}
-	fmt.Println()
-	fmt.Println("The guard closes after a few failures and opens again on successes, so the stall")
-	fmt.Println("ends as it would for a client that never retries, while sporadic failures keep")
-	fmt.Println("their retries. A ratio budget counts volume, not failures: it lets retries pile up")
-	fmt.Println("during the stall (10%), or enough of them to keep the server buried (20% +10/s).")
+	fmt.Println("storm, overload: time to recover after the trouble ends; sporadic, partial: calls that")
+	fmt.Println("succeed; blip: calls lost; fleet: calls that succeed, and the 99th percentile of their")
+	fmt.Println("end after the outage; down: attempts per call. The guard admits retries while they pay")
+	fmt.Println("off and holds them back while they only add load: it rides out failures that retries")
+	fmt.Println("cure as plain retries do, and recovers from a storm as a client that never retries.")
 
 	if *svg != "" {
-		if err := os.WriteFile(*svg, chart(all, s), 0o644); err != nil {
+		if err := os.WriteFile(*svg, chart(table), 0o644); err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("\nwrote %s\n", *svg)
 	}
 }
 
-func recovery(r results) string {
-	if !r.recoveredOK {
-		return "never"
-	}
-	return r.recovered.String()
-}
-
 // bars draws one character per second.
 func bars(goodput []float64) string {
-	const levels = "▁▂▃▄▅▆▇█"
-	blocks := []rune(levels)
+	blocks := []rune("▁▂▃▄▅▆▇█")
 	var b strings.Builder
 	for _, g := range goodput {
 		switch {

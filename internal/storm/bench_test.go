@@ -16,9 +16,9 @@ func BenchmarkStorm(b *testing.B) {
 		b.Run(c.Name, func(b *testing.B) {
 			var st, sp, down storm.Result
 			for b.Loop() {
-				st = storm.RunVirtual(storm.Storm(), c.New())
-				sp = storm.RunVirtual(storm.Sporadic(), c.New())
-				down = storm.RunVirtual(storm.Down(storm.SlowOutage), c.New())
+				st = storm.RunVirtual(storm.Storm(), c.For(storm.Storm()))
+				sp = storm.RunVirtual(storm.Sporadic(), c.For(storm.Storm()))
+				down = storm.RunVirtual(storm.Down(storm.SlowOutage), c.For(storm.Storm()))
 			}
 			rec, ok := st.Recovered(stallEnd, 0.95)
 			secs := rec.Seconds()

@@ -18,7 +18,7 @@ import (
 // attempts' latency: the storm goal must hold with hedging on, because the
 // guard limits hedges as it limits retries.
 func hedgedGuarded() policy.Policy {
-	return storm.Guarded().New().WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
+	return storm.Guarded().For(storm.Storm()).WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
 }
 
 // runHedged runs s inside a synctest bubble with every call made by

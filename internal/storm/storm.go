@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +34,7 @@ const (
 
 // Scenario is the traffic and the server of one run.
 type Scenario struct {
+	Name     string
 	Rate     int           // calls per second, evenly spaced (open loop)
 	Duration time.Duration // how long calls keep arriving
 	Service  time.Duration // the server's time per attempt, one at a time, first come first served
@@ -39,20 +42,72 @@ type Scenario struct {
 	Stall    time.Duration // for how long; 0: no stall
 	FailRate float64       // share of attempts that fail at once, at random, without reaching the server
 	Outage   Outage
-	Seed     uint64 // for the random failures
+	OutageAt time.Duration // when the outage starts
+	OutageOf time.Duration // how long it lasts; 0: the whole run
+	SlowAt   time.Duration // when the server slows down
+	SlowOf   time.Duration // for how long; 0: it does not
+	Slow     time.Duration // its time per attempt meanwhile
+	Seed     uint64        // for the random failures
+
+	// Policy is the clients' common policy, which each [Client] changes;
+	// nil: [Retrying].
+	Policy func() policy.Policy
+}
+
+// base returns the clients' common policy.
+func (s Scenario) base() policy.Policy {
+	if s.Policy == nil {
+		return Retrying()
+	}
+	return s.Policy()
+}
+
+// in reports whether t is in the window that starts at at and lasts of
+// (0: for ever).
+func in(t, at, of time.Duration) bool {
+	return t >= at && (of == 0 || t < at+of)
 }
 
 // Storm is the scenario of the storm goal: 800 calls/s for 40 s against a
 // server of 1,000 calls/s that stalls for 2 s at t = 5 s.
 func Storm() Scenario {
-	return Scenario{Rate: 800, Duration: 40 * time.Second, Service: time.Millisecond, StallAt: 5 * time.Second, Stall: 2 * time.Second}
+	return Scenario{Name: "storm", Rate: 800, Duration: 40 * time.Second, Service: time.Millisecond, StallAt: 5 * time.Second, Stall: 2 * time.Second}
+}
+
+// Overload is the same traffic against a server that slows down below it,
+// to 500 calls/s, for 4 s at t = 5 s, without stalling.
+func Overload() Scenario {
+	s := Storm()
+	s.Name, s.Stall = "overload", 0
+	s.SlowAt, s.SlowOf, s.Slow = 5*time.Second, 4*time.Second, 2*time.Millisecond
+	return s
 }
 
 // Sporadic is the same traffic and server without a stall, where one attempt
 // in ten fails at once.
 func Sporadic() Scenario {
+	s := Partial(0.1)
+	s.Name = "sporadic 10%"
+	return s
+}
+
+// Partial is the same traffic and server without a stall, where a share of
+// the attempts fails at once, at random: one backend of three bad is 1/3.
+func Partial(rate float64) Scenario {
 	s := Storm()
-	s.Stall, s.FailRate, s.Seed = 0, 0.1, 1
+	s.Name = fmt.Sprintf("partial %.0f%%", 100*rate)
+	s.Stall, s.FailRate, s.Seed = 0, rate, 1
+	return s
+}
+
+// Blip is the same traffic and server without a stall, where every attempt
+// fails at once for 60 ms after 20 s of health (a restart that resets
+// connections): about 48 calls fail together, and every retry would
+// succeed.
+func Blip() Scenario {
+	s := Storm()
+	s.Name, s.Stall = "blip", 0
+	s.Outage, s.OutageAt, s.OutageOf = FastOutage, 20*time.Second, 60*time.Millisecond
 	return s
 }
 
@@ -60,18 +115,39 @@ func Sporadic() Scenario {
 // once (FastOutage) or by timeout (SlowOutage).
 func Down(o Outage) Scenario {
 	s := Storm()
-	s.Stall, s.Outage = 0, o
+	s.Name, s.Stall, s.Outage = "down", 0, o
+	if o == SlowOutage {
+		s.Name = "down by timeout"
+	}
 	return s
 }
+
+// FleetOutage is when a thousand calls start within a second, into a
+// dependency that fails every attempt at once for its first 10 s; the
+// clients retry from 100 ms, ×2, cap 5 s, full jitter, within a time limit
+// of 60 s.
+func FleetOutage() Scenario {
+	return Scenario{
+		Name: "fleet outage", Rate: 1000, Duration: time.Second, Service: time.Millisecond,
+		Outage: FastOutage, OutageOf: FleetDown,
+		Policy: func() policy.Policy {
+			return policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).
+				WithJitter(backoff.Jitter{Kind: backoff.Full}).WithMaxElapsed(time.Minute)
+		},
+	}
+}
+
+// FleetDown is how long the dependency of [FleetOutage] is down.
+const FleetDown = 10 * time.Second
 
 // AttemptTimeout is each attempt's timeout in every client.
 const AttemptTimeout = time.Second
 
 // Client is one retry configuration under test. New returns its policy for
-// one run, with a fresh budget or guard.
+// one run, made from the scenario's common policy, with a fresh guard.
 type Client struct {
 	Name string
-	New  func() policy.Policy
+	New  func(base policy.Policy) policy.Policy
 }
 
 // Retrying is the clients' common policy: exponential back-off from 100 ms,
@@ -82,24 +158,23 @@ func Retrying() policy.Policy {
 }
 
 // Clients returns the configurations compared: no retry, plain retries,
-// the SRE book's and Finagle's budgets, a guard with gRPC's usual token
-// ratio, and last the default guard ([Guarded]).
+// and last the default guard ([Guarded]).
 func Clients() []Client {
 	return []Client{
-		{"no retry", func() policy.Policy { return Retrying().WithMaxAttempts(1) }},
-		{"plain retries", Retrying},
-		{"NewGuard(10, 0.1)", func() policy.Policy { return Retrying().WithGuard(policy.NewGuard(10, 0.1)) }},
+		{"no retry", func(base policy.Policy) policy.Policy { return base.WithMaxAttempts(1) }},
+		{"plain retries", func(base policy.Policy) policy.Policy { return base }},
 		Guarded(),
 	}
 }
 
-// Guarded is the client with the default guard.
+// For returns the client's policy for a run of s.
+func (c Client) For(s Scenario) policy.Policy { return c.New(s.base()) }
+
+// Guarded is the client with the default guard, policy.NewGuard(10, 0.5).
 func Guarded() Client {
 	return Client{
-		Name: fmt.Sprintf("NewGuard(%v, %v)", 10, 0.4),
-		New: func() policy.Policy {
-			return Retrying().WithGuard(policy.NewGuard(10, 0.4))
-		},
+		Name: "NewGuard(10, 0.5)",
+		New:  func(base policy.Policy) policy.Policy { return base.WithGuard(policy.NewGuard(10, 0.5)) },
 	}
 }
 
@@ -108,6 +183,8 @@ type Result struct {
 	Calls     int
 	Succeeded int
 	Attempts  int
+	// Ends holds when each call ended, from the start of the run.
+	Ends []time.Duration
 	// Goodput holds, for each second of arrivals, the share of the calls
 	// that arrived in it that succeeded.
 	Goodput []float64
@@ -115,6 +192,23 @@ type Result struct {
 
 // Success returns the share of calls that succeeded.
 func (r Result) Success() float64 { return float64(r.Succeeded) / float64(r.Calls) }
+
+// Lost returns the calls that did not succeed.
+func (r Result) Lost() int { return r.Calls - r.Succeeded }
+
+// EndQuantile returns the q quantile of the times after from at which the
+// calls ended (0 for a call that ended before from).
+func (r Result) EndQuantile(q float64, from time.Duration) time.Duration {
+	after := make([]time.Duration, len(r.Ends))
+	for i, e := range r.Ends {
+		after[i] = max(e-from, 0)
+	}
+	slices.Sort(after)
+	if len(after) == 0 {
+		return 0
+	}
+	return after[min(int(math.Ceil(q*float64(len(after))))-1, len(after)-1)]
+}
 
 // Amplification returns the attempts made per call.
 func (r Result) Amplification() float64 { return float64(r.Attempts) / float64(r.Calls) }
@@ -157,13 +251,14 @@ type run struct {
 	mu   sync.Mutex
 	free time.Duration // when the server can start the next attempt
 
-	ok       []bool         // by call
-	attempts []atomic.Int64 // by call; hedged attempts of one call run at once
+	ok       []bool          // by call
+	ends     []time.Duration // by call
+	attempts []atomic.Int64  // by call; hedged attempts of one call run at once
 }
 
 func newRun(s Scenario, p policy.Policy, e env) *run {
 	n := s.Rate * int(s.Duration/time.Second)
-	return &run{s: s, p: p, env: e, ok: make([]bool, n), attempts: make([]atomic.Int64, n)}
+	return &run{s: s, p: p, env: e, ok: make([]bool, n), ends: make([]time.Duration, n), attempts: make([]atomic.Int64, n)}
 }
 
 // arrival returns when call i arrives.
@@ -175,15 +270,17 @@ func (r *run) arrival(i int) time.Duration {
 func (r *run) call(i int) {
 	err := retry.Do(context.Background(), func(ctx context.Context) error { return r.attempt(ctx, i) }, r.p)
 	r.ok[i] = err == nil
+	r.ends[i] = r.env.now()
 }
 
 // attempt makes one attempt of call i against the server.
 func (r *run) attempt(ctx context.Context, i int) error {
 	k := int(r.attempts[i].Add(1) - 1)
+	down := r.s.Outage != NoOutage && in(r.env.now(), r.s.OutageAt, r.s.OutageOf)
 	switch {
-	case r.s.Outage == FastOutage:
+	case down && r.s.Outage == FastOutage:
 		return errDown
-	case r.s.Outage == SlowOutage:
+	case down && r.s.Outage == SlowOutage:
 		if err := r.env.wait(ctx, 24*time.Hour); err != nil {
 			return err
 		}
@@ -205,12 +302,16 @@ func (r *run) enqueue(now time.Duration) time.Duration {
 	if r.s.Stall > 0 && start >= r.s.StallAt && start < r.s.StallAt+r.s.Stall {
 		start = r.s.StallAt + r.s.Stall
 	}
-	r.free = start + r.s.Service
+	service := r.s.Service
+	if r.s.SlowOf > 0 && in(start, r.s.SlowAt, r.s.SlowOf) {
+		service = r.s.Slow
+	}
+	r.free = start + service
 	return r.free
 }
 
 func (r *run) result() Result {
-	res := Result{Calls: len(r.ok), Goodput: make([]float64, int(r.s.Duration/time.Second))}
+	res := Result{Calls: len(r.ok), Goodput: make([]float64, int(r.s.Duration/time.Second)), Ends: r.ends}
 	perSecond := make([]int, len(res.Goodput))
 	for i, ok := range r.ok {
 		res.Attempts += int(r.attempts[i].Load())
@@ -257,6 +358,7 @@ func runReal(s Scenario, p policy.Policy, through func(int, func(context.Context
 		}
 		wg.Go(func() {
 			r.ok[i] = through(i, func(ctx context.Context) error { return r.attempt(ctx, i) })
+			r.ends[i] = r.env.now()
 		})
 	}
 	wg.Wait()

@@ -2,8 +2,10 @@ package retryhttp_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retry/retrytest"
 )
 
 // always503 starts a server that answers every request 503 with a body, and
@@ -131,4 +134,51 @@ func TestTransportGuardOptions(t *testing.T) {
 		require.ErrorIs(t, err, policy.ErrInvalid)
 		require.Nil(t, tr)
 	})
+}
+
+// A request whose retry the guard holds back until its attempts run out
+// returns its last response, whose body was kept in memory through the
+// waits (the connection went back to the pool), and Err says why.
+func TestGuardedFinalResponseIsKept(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		err  error
+	}{
+		{"small body, whole", "busy, come back later", nil},
+		{"body over 64 KiB, cut", hugeBody, retryhttp.ErrBodyDropped},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			base := srv.Client().Transport.(*http.Transport)
+			t.Cleanup(base.CloseIdleConnections)
+			clk := retrytest.NewClock()
+			g := spentGuard(time.Unix(1, 0)) // no token, and no probe before 2s
+			client := &http.Client{Transport: build(t, base, policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk).WithGuard(g))}
+			done := make(chan *http.Response, 1)
+			go func() {
+				resp, err := client.Get(srv.URL)
+				require.NoError(t, err)
+				done <- resp
+			}()
+			require.Equal(t, time.Second, clk.Step(t), "the wait before the retry the guard then denies")
+			resp := <-done
+			require.Equal(t, 503, resp.StatusCode)
+			require.ErrorIs(t, retryhttp.Err(resp), retry.ErrThrottled)
+			got, err := io.ReadAll(resp.Body)
+			require.NoError(t, resp.Body.Close())
+			if tt.err == nil {
+				require.NoError(t, err)
+				require.Equal(t, tt.body, string(got))
+				require.Equal(t, int32(1), conns.Load())
+				return
+			}
+			require.ErrorIs(t, err, tt.err)
+			require.Equal(t, 64<<10, len(got), "what was kept")
+			require.True(t, strings.HasPrefix(hugeBody, string(got)))
+		})
+	}
 }

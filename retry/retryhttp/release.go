@@ -47,15 +47,17 @@ func drain(body io.ReadCloser, w io.Writer) (whole bool, err error) {
 	return err == io.EOF && n <= drainLimit, err
 }
 
-// errBodyDropped ends the body of a response kept through a denied retry's
-// wait whose body was too long, or too slow, to keep.
-var errBodyDropped = errors.New("retryhttp: the response body was longer than 64 KiB, or stalled, and was dropped while the request waited for its retry")
+// ErrBodyDropped ends the body of a final response whose body was too long
+// (over 64 KiB), or too slow, to keep in memory while the request waited
+// for a retry that its guard then held back (see [Err]): what was read
+// before comes first.
+var ErrBodyDropped = errors.New("retryhttp: the response body was longer than 64 KiB, or stalled, and was dropped while the request waited for its retry")
 
 // keep reads a retryable response's body into memory, so that the response
 // can still be the final one after a wait while holding no connection: the
 // guard denied the retry, and the call asks again after the wait. A body
 // longer than drainLimit, or one that stalls, is cut, and reading past what
-// was kept fails with errBodyDropped.
+// was kept fails with ErrBodyDropped.
 func keep(resp *http.Response) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
@@ -66,7 +68,8 @@ func keep(resp *http.Response) {
 		resp.Body = io.NopCloser(&buf)
 		return
 	}
-	resp.Body = io.NopCloser(io.MultiReader(&buf, iotest.ErrReader(errBodyDropped)))
+	buf.Truncate(min(buf.Len(), drainLimit))
+	resp.Body = io.NopCloser(io.MultiReader(&buf, iotest.ErrReader(ErrBodyDropped)))
 }
 
 // stopper is a timer: Stop reports whether it prevented the timer's call.

@@ -218,7 +218,6 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 				return clk.WithTimeout(context.Background(), time.Minute)
 			}},
 		{name: "default bound", p: policy.Constant(time.Second), waits: []time.Duration{time.Second, time.Second, time.Second, time.Second}},
-		{name: "guard", p: policy.Constant(time.Second).WithMaxAttempts(2).WithGuard(spentGuard(time.Unix(0, 0)))},
 		{name: "hint ceiling", p: policy.Constant(time.Second), header: "600"},
 		{name: "hint past the time limit", p: policy.Constant(time.Second).WithMaxElapsed(time.Minute), header: "120"},
 		{name: "hint past the deadline", p: policy.Constant(time.Second), header: "120",

@@ -276,11 +276,15 @@ func (c *call) run() (*http.Response, error) {
 // onRetry runs when a wait is really about to start: the response of the
 // attempt just made is not the final one, so it is released now rather
 // than held for the length of the wait.
+//
+// With a guard, the retry may be held back after the wait and the call end
+// there: the response is then the final one, so its body is kept in memory
+// instead (up to 64 KiB), which frees its connection all the same.
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 	switch {
 	case c.held == nil:
-	case e.Denied:
-		keep(c.held) // the final response, should the call end before its retry
+	case c.p.Settings().Guard != nil:
+		keep(c.held)
 	default:
 		release(c.held)
 		c.held = nil
