@@ -97,10 +97,20 @@ func (c *config) retryable(code codes.Code) bool {
 // classify turns a failed attempt's error into what retry.Do needs to hear:
 // the error itself (retry, or stop if the caller's context is done),
 // retry.Permanent (stop with this status), or retry.After (the server's
-// pushback). attempt is the attempt's context, caller the call's. The
+// pushback). attempt is the attempt's context, caller the call's: a
+// DeadlineExceeded past either's deadline is told apart by awaitExpired. The
 // policy's own predicate is asked here, so that an error it refuses is
 // returned as the server sent it, never wrapped in a hint.
 func (c *config) classify(p policy.Policy, caller, attempt context.Context, err error, trailer metadata.MD) error {
+	if status.Code(err) == codes.DeadlineExceeded {
+		// grpc's transport reports a deadline as soon as the clock has
+		// passed it, which can be a moment before the context's own timer
+		// closes Done. Wait for that moment, so that retry.Do and the
+		// per-attempt timeout see the deadline that ended the attempt.
+		if !awaitExpired(caller) {
+			awaitExpired(attempt)
+		}
+	}
 	if caller.Err() != nil {
 		return err // retry.Do stops with the context's error and this one
 	}
@@ -132,6 +142,34 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 		d = time.Duration(ms) * time.Millisecond
 	}
 	return retry.After(d, err)
+}
+
+// expiryGrace bounds how long awaitExpired waits for a context past its
+// deadline to be done. Its timer is due, so it is done in microseconds; the
+// bound only keeps a context that never closes Done (a mock clock's, whose
+// time stands still) from holding the call.
+const expiryGrace = time.Second
+
+// awaitExpired waits for ctx to be done when the real clock, which grpc
+// compares deadlines with, has passed ctx's deadline, for at most
+// expiryGrace. It reports whether ctx's deadline has passed.
+func awaitExpired(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	if !ok || time.Now().Before(dl) {
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+	}
+	t := time.NewTimer(expiryGrace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return true
 }
 
 // ownTimeout reports whether attempt has a deadline of its own, before the

@@ -36,6 +36,13 @@ import (
 // clock and an attempt timeout sends the server the mock's time: test such
 // policies on the real clock (or inside testing/synctest).
 //
+// grpc's transport reports a deadline as soon as the real clock has passed
+// it, which can be a moment before the context's own timer fires. A
+// DeadlineExceeded that comes past the call's or the attempt's deadline
+// waits for that timer, for a second at most, so that the error says which
+// deadline ran out: the call's matches context.DeadlineExceeded, the
+// attempt's retry.ErrAttemptTimeout.
+//
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
 	c := newConfig(opts)
