@@ -5,6 +5,42 @@ import (
 	"fmt"
 )
 
+// ErrCommitRolledBack is matched, together with the driver's error, by the
+// error of an attempt whose COMMIT the server answered with a rollback: a
+// statement in fn failed, fn returned nil all the same, and the server, which
+// had aborted the transaction at that statement, rolled it back. The outcome
+// is certain: nothing was committed. [Tx] recognises the errors of pgx
+// (ErrTxCommitRollback, "commit unexpectedly resulted in rollback") and
+// lib/pq (ErrInFailedTransaction, which it returns from Commit after rolling
+// back itself); another driver's error of this kind counts as an ambiguous
+// commit.
+var ErrCommitRolledBack = errors.New("retrysql: COMMIT rolled back the transaction, in which a statement had failed")
+
+// rolledBackAtCommit reports whether err, from Commit, is a driver's
+// report that the server answered COMMIT with a rollback. These drivers'
+// errors carry no SQLSTATE or type of their own, so they are known by
+// their text, compared in full with each error of err's tree.
+func rolledBackAtCommit(err error) bool {
+	switch err.Error() {
+	case "commit unexpectedly resulted in rollback", // pgx v4 and v5
+		"pq: Could not complete operation in a failed transaction": // lib/pq
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			return rolledBackAtCommit(inner)
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			if inner != nil && rolledBackAtCommit(inner) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ErrAmbiguousCommit is matched by the error [Tx] returns when the
 // connection failed while COMMIT was in flight: the transaction may or may
 // not have committed, and running it again could apply it twice. The error

@@ -52,7 +52,14 @@ var (
 //   - a connection error (a broken, closed or refused connection, an EOF, a
 //     network error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN
 //     or fn: nothing was committed, and the pool gives the next attempt
-//     another connection.
+//     another connection;
+//   - a COMMIT that the server answered with a rollback, because a
+//     statement in fn failed and fn returned nil all the same (see
+//     [ErrCommitRolledBack]), unless [RetryCodes] emptied the retried set:
+//     the server does not say which error that was, and a swallowed 40001
+//     or 40P01 is retried like one that fn returned. Nothing was
+//     committed; a fn that swallows an error no retry cures rolls back on
+//     every attempt until p's limit, so let fn return such errors.
 //
 // Tx returns
 //
@@ -60,6 +67,9 @@ var (
 //   - any other error of fn, BEGIN or COMMIT as it is, after rolling back, so
 //     that errors.As finds the driver's error (a unique violation, 23505,
 //     comes back at once, fn having run once);
+//   - an error matching [ErrCommitRolledBack] and the driver's error when
+//     COMMIT was answered with a rollback and is not retried (nothing was
+//     committed);
 //   - an [*AmbiguousCommitError], matching [ErrAmbiguousCommit] and the
 //     driver's error, when COMMIT failed with anything but the server's own
 //     refusal (an error with a SQLSTATE outside the connection classes): a
@@ -171,7 +181,12 @@ func (r *run) attempt(ctx context.Context) error {
 		return fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err)
 	}
 	finished = true
-	err = tx.Commit()
+	return r.commit(ctx, tx)
+}
+
+// commit sends COMMIT and classifies its error.
+func (r *run) commit(ctx context.Context, tx *sql.Tx) error {
+	err := tx.Commit()
 	switch {
 	case err == nil:
 		return nil
@@ -183,6 +198,15 @@ func (r *run) attempt(ctx context.Context) error {
 		// ctx ended before COMMIT and database/sql rolled the transaction
 		// back: Commit found it done.
 		return retry.Permanent(fmt.Errorf("retrysql: context done before COMMIT, rolled back: %w", err))
+	case rolledBackAtCommit(err):
+		// The server answered COMMIT with ROLLBACK: nothing was committed.
+		// It does not say which statement's error fn swallowed; a 40001
+		// or 40P01 is the one a new attempt cures.
+		err = fmt.Errorf("%w: %w", ErrCommitRolledBack, err)
+		if len(r.codes) == 0 {
+			return retry.Permanent(err)
+		}
+		return err
 	}
 	// A context error from Commit itself may come from database/sql's check
 	// before sending COMMIT or from the driver, interrupted while waiting for

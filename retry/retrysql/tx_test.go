@@ -150,6 +150,51 @@ func TestTxAmbiguousCommit(t *testing.T) {
 		(&retrysql.AmbiguousCommitError{Attempts: 1, Err: io.EOF}).Error())
 }
 
+func TestTxCommitRolledBack(t *testing.T) {
+	// What pgx (ErrTxCommitRollback) and lib/pq (ErrInFailedTransaction)
+	// return when the server answers COMMIT with a rollback; pgx's
+	// database/sql driver passes its error on as it is.
+	for _, cause := range []error{
+		errors.New("commit unexpectedly resulted in rollback"),
+		errors.New("pq: Could not complete operation in a failed transaction"),
+		fmt.Errorf("wrapped: %w", errors.New("commit unexpectedly resulted in rollback")),
+		errors.Join(io.ErrClosedPipe, errors.New("commit unexpectedly resulted in rollback")),
+	} {
+		t.Run(cause.Error(), func(t *testing.T) {
+			f := &fakeDB{commit: []error{cause}}
+			fn, runs := script()
+			require.NoError(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now), "retried: nothing was committed")
+			require.Equal(t, 2, *runs)
+
+			// With no SQLSTATE retried, the rollback ends the call, and
+			// the error says that nothing was committed.
+			f = &fakeDB{commit: []error{cause}}
+			fn, runs = script()
+			err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.RetryCodes())
+			require.ErrorIs(t, err, retrysql.ErrCommitRolledBack)
+			require.ErrorIs(t, err, cause)
+			require.NotErrorIs(t, err, retrysql.ErrAmbiguousCommit)
+			require.Equal(t, retrysql.ErrCommitRolledBack.Error()+": "+cause.Error(), err.Error())
+			require.Equal(t, 1, *runs)
+		})
+	}
+
+	// The policy ends a transaction that rolls back every time with the
+	// last rollback.
+	f := &fakeDB{onCommit: func() error { return errors.New("commit unexpectedly resulted in rollback") }}
+	fn, runs := script()
+	err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now.WithMaxAttempts(3))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.ErrorIs(t, err, retrysql.ErrCommitRolledBack)
+	require.NotErrorIs(t, err, retrysql.ErrAmbiguousCommit)
+	require.Equal(t, 3, *runs)
+
+	// Text that only resembles the drivers' is an unknown outcome.
+	f = &fakeDB{commit: []error{errors.New("commit unexpectedly resulted in rollback?")}}
+	fn, _ = script()
+	require.ErrorIs(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now), retrysql.ErrAmbiguousCommit)
+}
+
 func TestRetryCodesReplacesTheSet(t *testing.T) {
 	lockNotAvailable := &stateError{"55P03"}
 	serialization := &stateError{"40001"}

@@ -3,10 +3,12 @@ package pgtest_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
@@ -289,4 +291,74 @@ func TestCancelRollsBack(t *testing.T) {
 	_, err = db.ExecContext(check, `INSERT INTO cancelled VALUES (1)`)
 	require.NoError(t, err, "the cancelled transaction still holds its row")
 	require.Equal(t, 1, count(t, db, `SELECT count(*) FROM cancelled`))
+}
+
+// TestSwallowedSerializationFailureIsRetried has fn swallow the 40001 of
+// an UPDATE that lost a race to a concurrent one and return nil: the
+// server answers COMMIT with a rollback, which is retried, and the second
+// attempt commits. (Reported as an unknown commit outcome, the rollback
+// stopped the call, although nothing was committed.)
+func TestSwallowedSerializationFailureIsRetried(t *testing.T) {
+	db := openDB(t, needServer(t).DSN())
+	execSQL(t, db, `DROP TABLE IF EXISTS swallowed`, `CREATE TABLE swallowed (id int PRIMARY KEY, v int NOT NULL)`,
+		`INSERT INTO swallowed VALUES (1, 0)`)
+	ctx := testContext(t)
+	rec := &retries{}
+	var swallowed []string
+	err := retrysql.Tx(ctx, db, serializable, func(ctx context.Context, tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, `SELECT v FROM swallowed WHERE id = 1`).Scan(&v); err != nil {
+			return err
+		}
+		if len(swallowed) == 0 { // a concurrent update commits after this snapshot
+			_, err := db.ExecContext(ctx, `UPDATE swallowed SET v = v + 1 WHERE id = 1`)
+			require.NoError(t, err)
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE swallowed SET v = v + 10 WHERE id = 1`)
+		swallowed = append(swallowed, retrysql.SQLState(err))
+		return nil
+	}, jittered, rec.option())
+	require.NoError(t, err)
+	require.Equal(t, []string{"40001", ""}, swallowed, "the first attempt's UPDATE failed, the second's did not")
+	require.Len(t, rec.errs, 1)
+	require.ErrorIs(t, rec.errs[0], retrysql.ErrCommitRolledBack)
+	require.ErrorIs(t, rec.errs[0], pgx.ErrTxCommitRollback, "pgx's error, through database/sql")
+	t.Logf("retried after: %v", rec.errs[0])
+	require.Equal(t, 11, count(t, db, `SELECT v FROM swallowed WHERE id = 1`))
+}
+
+// TestCommitRolledBackIsCertain has fn swallow a unique violation and
+// return nil: COMMIT is answered with a rollback, and the error says so,
+// not that the outcome is unknown. Nothing was committed either way.
+func TestCommitRolledBackIsCertain(t *testing.T) {
+	db := openDB(t, needServer(t).DSN())
+	for _, tc := range []struct {
+		name string
+		opts []retrysql.Option
+		runs int
+	}{
+		{"no SQLSTATE retried: not retried", []retrysql.Option{retrysql.RetryCodes()}, 1},
+		{"retried until the policy's limit", nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			execSQL(t, db, `DROP TABLE IF EXISTS certain`, `CREATE TABLE certain (id int PRIMARY KEY)`)
+			runs := 0
+			err := retrysql.Tx(testContext(t), db, nil, func(ctx context.Context, tx *sql.Tx) error {
+				runs++
+				if _, err := tx.ExecContext(ctx, `INSERT INTO certain VALUES (1)`); err != nil {
+					return err
+				}
+				_, err := tx.ExecContext(ctx, `INSERT INTO certain VALUES (1)`)
+				require.Equal(t, "23505", retrysql.SQLState(err))
+				return nil
+			}, jittered.WithMaxAttempts(3), tc.opts...)
+			t.Logf("Tx() = %v", err)
+			require.ErrorIs(t, err, retrysql.ErrCommitRolledBack)
+			require.ErrorIs(t, err, pgx.ErrTxCommitRollback)
+			require.NotErrorIs(t, err, retrysql.ErrAmbiguousCommit)
+			require.Equal(t, tc.runs > 1, errors.Is(err, retry.ErrExhausted))
+			require.Equal(t, tc.runs, runs)
+			require.Zero(t, count(t, db, `SELECT count(*) FROM certain`))
+		})
+	}
 }
