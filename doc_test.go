@@ -96,6 +96,11 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:     "() error",
 		after:   "_ = client\nreturn nil",
 	},
+	"retry/retryhttp/transport.go: New": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retryhttp"},
+		sig:     "(p policy.Policy) (*retryhttp.Transport, error)",
+		after:   "return tr, err",
+	},
 	"retry/retrysql/tx.go: package": {
 		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrysql"},
 		decls:   "var db *sql.DB",

@@ -1,6 +1,9 @@
 package retryhttp
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // SetDrainTimeout sets the bound on draining a retried body and returns a
 // function that restores it.
@@ -9,3 +12,6 @@ func SetDrainTimeout(d time.Duration) (restore func()) {
 	drainTimeout = d
 	return func() { drainTimeout = old }
 }
+
+// Base returns the RoundTripper t sends through.
+func Base(t *Transport) http.RoundTripper { return t.base }
