@@ -97,7 +97,7 @@ func main() {
 		lats := run(mode.call)
 		reqs := float64(requests.Load()-before) / calls
 		fmt.Printf("%-18s %9v %9v %9v %9v %9v  %.3f\n", mode.name,
-			pct(lats, 0.5), pct(lats, 0.9), pct(lats, 0.99), pct(lats, 0.999), lats[len(lats)-1], reqs)
+			pct(lats, 0.5), pct(lats, 0.9), pct(lats, 0.99), pct(lats, 0.999), pct(lats, 1), reqs)
 	}
 	d, _ := lat.Estimate()
 	fmt.Printf("\nhedge delay at the end (the running p95 estimate): %v\n", d.Round(time.Microsecond))
