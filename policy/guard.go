@@ -93,8 +93,10 @@ const (
 	// Overloaded: the attempt timed out, or the dependency asked for a
 	// pause (a 429, or a 503 with Retry-After).
 	Overloaded
-	// Slow: the attempt succeeded, but only after a hedge started beside
-	// it. A retry's token comes back; nothing is added.
+	// Slow: the attempt succeeded, but only after the hedge delay. A
+	// retry's token comes back, and the ratio is added, but never beyond
+	// half the capacity: slow successes keep the retries going, and cannot
+	// open the guard to hedges again (see [Guard.AllowHedge]).
 	Slow
 )
 
@@ -114,14 +116,15 @@ func (g *Guard) Allow(now time.Time) bool {
 // that says nothing of the dependency (the caller gave up on it, or it
 // failed for the caller's own mistake) need not be recorded.
 func (g *Guard) Record(retry bool, o Outcome) {
-	switch {
-	case o == Succeeded && retry:
-		g.give(guardScale + g.refill)
-	case o == Succeeded:
-		g.give(g.refill)
-	case o == Slow && retry:
-		g.give(guardScale)
-	case o == Overloaded:
+	if retry && (o == Succeeded || o == Slow) {
+		g.give(guardScale, g.cap)
+	}
+	switch o {
+	case Succeeded:
+		g.give(g.refill, g.cap)
+	case Slow:
+		g.give(g.refill, g.cap/2)
+	case Overloaded:
 		g.drain()
 	}
 }
@@ -131,7 +134,8 @@ func (g *Guard) Record(retry bool, o Outcome) {
 // may, the hedge takes a token, given back only if the hedge is the attempt
 // that succeeds (Record(true, Succeeded)): hedges that lose to the attempt
 // they hedged over spend the guard down to half and then stop, leaving the
-// other half to retries.
+// other half to retries; only successes faster than the hedge delay lift it
+// above half again.
 func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()
@@ -157,11 +161,12 @@ func (g *Guard) take() bool {
 	}
 }
 
-// give adds n millionths of a token, up to the capacity.
-func (g *Guard) give(n int64) {
+// give adds n millionths of a token, up to ceiling; tokens already above
+// it stay.
+func (g *Guard) give(n, ceiling int64) {
 	for {
 		t := g.tokens.Load()
-		m := min(t+n, g.cap) // t ≤ cap and n ≤ 2 × cap: no overflow
+		m := max(min(t+n, ceiling), t) // t ≤ cap and n ≤ cap: no overflow
 		if m == t || g.tokens.CompareAndSwap(t, m) {
 			return
 		}

@@ -77,15 +77,25 @@ func TestGuardOverloadTakesATokenFirstTriesIncluded(t *testing.T) {
 	require.Equal(t, 4.0, g.Tokens(), "each success adds the ratio")
 }
 
-func TestGuardSlowSuccessAddsNothing(t *testing.T) {
+func TestGuardSlowSuccessAddsNothingAboveHalf(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	require.True(t, g.Allow(t0))
 	g.Record(true, policy.Slow)
 	require.Equal(t, 10.0, g.Tokens(), "a slow retry gives its token back")
-	g.Record(true, policy.Failed)
 	g.Record(false, policy.Overloaded)
 	g.Record(false, policy.Slow)
-	require.Equal(t, 9.0, g.Tokens(), "a slow first try adds nothing")
+	require.Equal(t, 9.0, g.Tokens(), "a slow first try adds nothing above half")
+	for range 10 {
+		g.Record(false, policy.Overloaded)
+	}
+	for range 30 {
+		g.Record(false, policy.Slow)
+	}
+	require.Equal(t, 5.0, g.Tokens(), "slow successes fill the guard up to half")
+	require.False(t, g.AllowHedge(), "and do not open it to hedges")
+	g.Record(false, policy.Succeeded)
+	g.Record(false, policy.Succeeded)
+	require.True(t, g.AllowHedge(), "fast successes do")
 }
 
 func TestGuardHedgesStopAtHalf(t *testing.T) {
@@ -260,7 +270,7 @@ func FuzzGuard(f *testing.F) {
 		for _, op := range ops {
 			now = now.Add(time.Duration(op>>3) * 100 * time.Millisecond)
 			retry := op&1 == 1
-			switch op >> 1 % 4 {
+			switch op >> 1 % 5 {
 			case 0: // a retry asked for
 				had := g.Tokens()
 				got := g.Allow(now)
@@ -283,6 +293,12 @@ func FuzzGuard(f *testing.F) {
 			case 2:
 				g.Record(retry, policy.Overloaded)
 				want = max(want-1, 0)
+			case 4:
+				g.Record(retry, policy.Slow)
+				if retry {
+					want = min(want+1, capacity)
+				}
+				want = max(min(want+ratio, capacity/2), want)
 			case 3:
 				had := g.Tokens()
 				if got := g.AllowHedge(); got != (had-1 >= capacity/2-1e-9 && had >= 1) {

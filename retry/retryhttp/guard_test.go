@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,4 +183,118 @@ func TestGuardedFinalResponseIsKept(t *testing.T) {
 			require.True(t, strings.HasPrefix(hugeBody, string(got)))
 		})
 	}
+}
+
+// Writes do not hide an outage: against a server that answers 503 to
+// everything, the GETs' attempts per call stay near one whatever share of
+// the traffic is POSTs, which are never retried and never count as
+// successes (they once did, and a write-heavy service kept its guard open).
+func TestGuardSeesFailedWrites(t *testing.T) {
+	for _, posts := range []int{0, 5, 10} {
+		srv, base, f := always503(t)
+		tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
+		require.NoError(t, err)
+		c := &http.Client{Transport: tr}
+		const gets = 200
+		getAttempts := 0
+		start := time.Now()
+		for range gets {
+			for range posts {
+				resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("x"))
+				require.NoError(t, err)
+				body(t, resp)
+			}
+			before := f.count()
+			require.Equal(t, 503, get(t, c, srv.URL))
+			getAttempts += f.count() - before
+		}
+		probes := 1 + int(time.Since(start)/time.Second)
+		perGet := float64(getAttempts) / gets
+		t.Logf("%d POSTs per GET: %.3f attempts per GET", posts, perGet)
+		require.LessOrEqual(t, getAttempts, gets+10+probes, "%d POSTs per GET", posts)
+		require.LessOrEqual(t, perGet, 1.2)
+	}
+}
+
+// A POST that fails is news for the guard: one that asks for a pause (a
+// 503 with Retry-After) or times out takes a token, as a GET's would,
+// though it is not retried; one that succeeds adds the ratio.
+func TestGuardHearsUnretriedRequests(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		handler http.HandlerFunc
+		tokens  float64
+	}{
+		{"503 with Retry-After", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(503)
+		}, 8},
+		{"429", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(429) }, 8},
+		{"503", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }, 9},
+		{"201", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }, 9.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			g := policy.NewGuard(10, 0.5)
+			g.Allow(time.Now())
+			g.Record(true, policy.Failed) // 9 tokens: room for the ratio
+			tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
+			require.NoError(t, err)
+			resp, err := (&http.Client{Transport: tr}).Post(srv.URL, "text/plain", strings.NewReader("x"))
+			require.NoError(t, err)
+			body(t, resp)
+			require.Nil(t, retryhttp.Err(resp), "a response that was not retried")
+			require.Equal(t, tt.tokens, g.Tokens())
+		})
+	}
+}
+
+// Hedging with a fixed delay below a healthy server's latency hedges every
+// request, and every hedge loses: the hedges stop at half the guard, and
+// the retries of real 503s go on with the other half. Hedging loses no more
+// calls than no hedging (it once switched retries off: 31 calls of 320
+// lost against 1 to 3).
+func TestHedgingLeavesRetriesAlone(t *testing.T) {
+	lost := func(hedging bool) int {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(20 * time.Millisecond)
+			if n.Add(1)%10 == 0 {
+				w.WriteHeader(503)
+				return
+			}
+			_, _ = io.WriteString(w, "ok")
+		}))
+		defer srv.Close()
+		var opts []retryhttp.Option
+		if hedging {
+			opts = append(opts, retryhttp.WithHedging(policy.Hedge{Delay: 15 * time.Millisecond}))
+		}
+		tr, err := retryhttp.New(nil, policy.Constant(5*time.Millisecond).WithMaxAttempts(3), opts...)
+		require.NoError(t, err)
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr}
+		var failed atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 40 {
+					resp, err := c.Get(srv.URL)
+					if err != nil || resp.StatusCode != 200 {
+						failed.Add(1)
+					}
+					if err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						_ = resp.Body.Close()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return int(failed.Load())
+	}
+	without, with := lost(false), lost(true)
+	t.Logf("calls lost of 320: %d without hedging, %d with", without, with)
+	require.LessOrEqual(t, with, without+3)
 }

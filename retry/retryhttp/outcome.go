@@ -45,9 +45,9 @@ func failed(resp *http.Response) bool {
 	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 }
 
-// tell tells g, if any, what the dependency did with an attempt whose
-// outcome the retry loop does not record itself (one it does not retry):
-// a failure whatever the method, a success otherwise. retry says whether
+// tell tells g, if any, what the dependency did with an attempt that failed
+// but that the retry loop does not retry, and so does not record itself: a
+// failure whatever the method. retry says whether
 // the attempt was a retry the guard admitted. An attempt the caller gave up
 // on, or one that failed before reaching the dependency (a bad URL, an
 // untrusted certificate), is no news.
@@ -65,7 +65,5 @@ func tell(g *policy.Guard, retry bool, req *http.Request, resp *http.Response, e
 		g.Record(retry, policy.Overloaded)
 	case failed(resp):
 		g.Record(retry, policy.Failed)
-	default:
-		g.Record(retry, policy.Succeeded)
 	}
 }

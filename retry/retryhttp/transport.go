@@ -387,15 +387,16 @@ func (c *call) statusError(resp *http.Response) error {
 // a response for a success: a 503 to a POST is a failure of the dependency,
 // whether or not the request may be retried.
 func (c *call) final(resp *http.Response, err error) (*http.Response, error) {
-	tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
 	switch {
 	case err != nil:
+		tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
 		return nil, retry.Permanent(err)
 	case failed(resp):
+		tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
 		c.unretried = true
 		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode})
 	}
-	return resp, nil
+	return resp, nil // a success, which the loop tells the guard of
 }
 
 // send makes one attempt through the base RoundTripper, under the policy's
