@@ -38,7 +38,7 @@ func inBubble(t *testing.T, s storm.Scenario, c storm.Client) storm.Result {
 	v := storm.RunVirtual(s, c.For(s))
 	require.Equal(t, v.Calls, r.Calls)
 	require.InDelta(t, v.Success(), r.Success(), 0.005, "%s: success on the virtual clock and in synctest", c.Name)
-	require.InDelta(t, v.Amplification(), r.Amplification(), 0.02, "%s: attempts per call on the virtual clock and in synctest", c.Name)
+	require.InEpsilon(t, v.Amplification(), r.Amplification(), 0.02, "%s: attempts per call on the virtual clock and in synctest", c.Name)
 	rv, okv := v.Recovered(stallEnd, 0.95)
 	rr, okr := r.Recovered(stallEnd, 0.95)
 	if s.Stall > 0 && s.Name == "storm" {
