@@ -14,7 +14,9 @@ const loopMinPause = 10 * time.Millisecond
 // stack of the function that runs the call, so nothing is shared between
 // calls.
 type call struct {
-	ctx   context.Context
+	ctx      context.Context
+	done     <-chan struct{} // ctx.Done(): nil for a context that is never done
+	deadline time.Time       // ctx's deadline, zero if none
 	p     policy.Policy
 	s     policy.Settings // p's
 	hooks *Hooks
@@ -33,25 +35,28 @@ type call struct {
 	marks    marks         // what the last attempt's error says to the loop
 }
 
-// newCall sets up a call, or returns the error that refuses it before
+// init sets up a call, or returns the error that refuses it before
 // anything runs (told to the hooks as the call's end): bad, a nil ctx, an
 // invalid policy, a ctx that is done already.
-func newCall(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad error) (call, error) {
-	c := call{ctx: ctx, p: p, s: p.Settings(), hooks: hooks, loop: loop}
+func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad error) error {
+	c.ctx, c.p, c.s, c.hooks, c.loop = ctx, p, p.Settings(), hooks, loop
 	c.clock.clk = c.s.Clock
 	switch {
 	case bad != nil:
-		return c, c.finish(bad)
+		return c.finish(bad)
 	case ctx == nil:
-		return c, c.finish(errNilContext)
-	case p.Validate() != nil:
-		return c, c.finish(&invalidCallError{err: p.Validate()})
+		return c.finish(errNilContext)
+	}
+	c.done = ctx.Done()
+	c.deadline, _ = ctx.Deadline()
+	if err := p.Validate(); err != nil {
+		return c.finish(&invalidCallError{err: err})
 	}
 	c.clock.start(c.timed())
 	if err := done(ctx); err != nil {
-		return c, c.finish(c.stopped(err, nil))
+		return c.finish(c.stopped(err, nil))
 	}
-	return c, nil
+	return nil
 }
 
 // timed reports whether something needs the call's start: a deadline, a
@@ -59,8 +64,7 @@ func newCall(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad 
 // Other calls read the clock only where a wait or the guard needs it, and
 // report an Elapsed of 0.
 func (c *call) timed() bool {
-	_, deadline := c.ctx.Deadline()
-	return deadline || c.s.MaxElapsed > 0 || c.hooks != nil || c.s.Reset.AfterStableRun > 0 || c.loop
+	return !c.deadline.IsZero() || c.s.MaxElapsed > 0 || c.hooks != nil || c.s.Reset.AfterStableRun > 0 || c.loop
 }
 
 // run is the retry loop, in the order the package doc states: make an
@@ -74,15 +78,20 @@ func (c *call) timed() bool {
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
+	return c.runFrom(fn, c.attempt(fn, false))
+}
+
+// runFrom is run after the first attempt, which returned err.
+func (c *call) runFrom(fn func(context.Context) error, err error) error {
 	defer c.clock.stop()
-	err, fresh := c.attempt(fn, false), true
+	fresh := true
 	for {
 		if fresh {
 			if end, final := c.outcome(err); end {
 				return c.finish(final)
 			}
 		}
-		if ctxErr := done(c.ctx); ctxErr != nil {
+		if ctxErr := c.stopping(); ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
 		}
 		d, hinted := c.nextWait(err)
@@ -166,6 +175,14 @@ func (c *call) finish(err error) error {
 	}
 	c.hooks.OnDone(ctx, ev)
 	return err
+}
+
+// stopping returns the call's context's error if it is done.
+func (c *call) stopping() error {
+	if c.done == nil {
+		return nil
+	}
+	return done(c.ctx)
 }
 
 // done returns ctx's error if ctx is done, reading it only after Done is

@@ -45,7 +45,36 @@ var (
 // times (no deadline, time limit, hooks or stable-run reset rule) does not
 // read the clock for itself; its Elapsed is 0.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
+	if first(ctx, fn != nil, p, opts) {
+		err := fn(ctx)
+		if err == nil {
+			if g := p.Settings().Guard; g != nil {
+				g.Record(false, policy.Succeeded)
+			}
+			return nil
+		}
+		var c call
+		c.init(ctx, p, nil, false, nil) // cannot fail: first checked it all
+		c.attempts, c.count = 1, 1
+		return c.runFrom(fn, err)
+	}
 	return run(ctx, fn, p, opts, false)
+}
+
+// first reports whether a call can make its first attempt before anything
+// is set up: it has no options, a function, a valid policy without an
+// attempt timeout, and nothing times it. Such a call, when it succeeds,
+// costs next to nothing; when it fails, the loop goes on from there.
+func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) bool {
+	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil {
+		return false
+	}
+	s := p.Settings()
+	if s.AttemptTimeout > 0 || s.MaxElapsed > 0 || s.Reset.AfterStableRun > 0 {
+		return false
+	}
+	_, deadline := ctx.Deadline()
+	return !deadline && ctx.Err() == nil
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the
@@ -59,7 +88,8 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 // and, if it gives up, still returns the value with it.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
-	c, discard, err := valueCall(ctx, fn, p, opts, false)
+	var c call
+	discard, err := initValue(&c, ctx, fn, p, opts, false)
 	if err != nil {
 		return v, err
 	}
@@ -76,11 +106,11 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	return v, err
 }
 
-// valueCall sets up a DoValue or HedgeValue (hedge) call from its options,
-// and refuses a nil fn, a DiscardValue cleanup for another type than T and,
-// for HedgeValue, a policy without hedging (the refusal is the call's end,
-// told to its hooks).
-func valueCall[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option, hedge bool) (call, func(T), error) {
+// initValue sets up c for a DoValue or HedgeValue (hedge) call from its
+// options, and refuses a nil fn, a DiscardValue cleanup for another type
+// than T and, for HedgeValue, a policy without hedging (the refusal is the
+// call's end, told to its hooks). It returns the cleanup.
+func initValue[T any](c *call, ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option, hedge bool) (func(T), error) {
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
 	var bad error
@@ -92,8 +122,7 @@ func valueCall[T any](ctx context.Context, fn func(context.Context) (T, error), 
 	case hedge && unhedged(p):
 		bad = errNoHedge
 	}
-	c, err := newCall(ctx, p, o.hooks, false, bad)
-	return c, discard, err
+	return discard, c.init(ctx, p, o.hooks, false, bad)
 }
 
 // run runs a Do call (loop false) or a Loop call (loop true).
@@ -106,8 +135,8 @@ func run(ctx context.Context, fn func(context.Context) error, p policy.Policy, o
 	case o.discard != nil:
 		bad = errDiscardType
 	}
-	c, err := newCall(ctx, p, o.hooks, loop, bad)
-	if err != nil {
+	var c call
+	if err := c.init(ctx, p, o.hooks, loop, bad); err != nil {
 		return err
 	}
 	return c.run(fn)

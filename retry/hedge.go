@@ -56,8 +56,8 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 	case unhedged(p):
 		bad = errNoHedge
 	}
-	c, err := newCall(ctx, p, o.hooks, false, bad)
-	if err != nil {
+	var c call
+	if err := c.init(ctx, p, o.hooks, false, bad); err != nil {
 		return err
 	}
 	c.hedge = newHedger(&c, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -76,7 +76,8 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // including those of losing attempts that return after the call has.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
-	c, discard, err := valueCall(ctx, fn, p, opts, true)
+	var c call
+	discard, err := initValue(&c, ctx, fn, p, opts, true)
 	if err != nil {
 		return v, err
 	}

@@ -73,7 +73,7 @@ func (c *call) round() (int, error) {
 		r.arm(c)
 		select {
 		case o := <-r.st.ch:
-			if done(c.ctx) != nil { // the attempt most likely ended with the call's context
+			if c.stopping() != nil { // the attempt most likely ended with the call's context
 				r.running--
 				r.settle(c, o)
 				return r.stopped(c)
@@ -237,7 +237,7 @@ func (r *round) settle(c *call, o outcome) {
 // round ended said about the dependency.
 func (r *round) record(c *call, o outcome) {
 	g := c.s.Guard
-	if g == nil || done(c.ctx) != nil {
+	if g == nil || c.stopping() != nil {
 		return
 	}
 	r.st.mu.Lock()
@@ -316,7 +316,7 @@ func (c *call) hedgeDelay() (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	deadline, hasDeadline := c.ctx.Deadline()
+	deadline, hasDeadline := c.deadline, !c.deadline.IsZero()
 	if !hasDeadline && c.s.MaxElapsed == 0 {
 		return d, true
 	}

@@ -42,7 +42,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 // record tells the guard, if any, what the attempt just made said about
 // the dependency. An attempt the caller's context cut short says nothing.
 func (c *call) record(err error) {
-	if g := c.s.Guard; g != nil && done(c.ctx) == nil {
+	if g := c.s.Guard; g != nil && c.stopping() == nil {
 		g.Record(c.retrying, verdict(err, c.marks))
 	}
 }
@@ -65,6 +65,10 @@ func verdict(err error, m marks) policy.Outcome {
 // succeeded or failed, and ends Loop's run of failures after a success.
 func (c *call) reset(succeeded bool) {
 	rule := c.s.Reset
+	c.started = false
+	if !c.loop && !succeeded && rule.AfterIdle == 0 && rule.AfterStableRun == 0 {
+		return // no rule looks at a failure
+	}
 	var now time.Time
 	if rule.AfterIdle > 0 || rule.AfterStableRun > 0 || c.loop {
 		now = c.clock.now()
@@ -73,7 +77,6 @@ func (c *call) reset(succeeded bool) {
 	if !c.lastFail.IsZero() {
 		idle = now.Sub(c.lastFail)
 	}
-	c.started = false
 	if rule.StartsOver(succeeded, now.Sub(c.clock.runStart), idle) {
 		// In Loop every start-over counts, the first run's too; in Do
 		// only one that has something to start over.
@@ -123,7 +126,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	if hinted && d > s.MaxHint {
 		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, s.MaxHint))
 	}
-	deadline, hasDeadline := c.ctx.Deadline()
+	deadline, hasDeadline := c.deadline, !c.deadline.IsZero()
 	if (!failed || s.MaxElapsed == 0) && !hasDeadline {
 		return nil
 	}
