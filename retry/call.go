@@ -17,12 +17,12 @@ type call struct {
 	ctx      context.Context
 	done     <-chan struct{} // ctx.Done(): nil for a context that is never done
 	deadline time.Time       // ctx's deadline, zero if none
-	p     policy.Policy
-	s     policy.Settings // p's
-	hooks *Hooks
-	loop  bool // Loop: a success does not end the call
-	clock clock
-	hedge *hedger // the hedged rounds, for Hedge and HedgeValue
+	p        policy.Policy
+	s        policy.Settings // p's
+	hooks    *Hooks
+	loop     bool // Loop: a success does not end the call
+	clock    clock
+	hedge    *hedger // the hedged rounds, for Hedge and HedgeValue
 
 	attempts int           // attempts made, every hedge and every Loop run included
 	count    int           // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
