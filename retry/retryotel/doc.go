@@ -1,0 +1,24 @@
+// Package retryotel turns the hooks of package retry into OpenTelemetry
+// metrics and span events: one [Recorder] per dependency, given to every
+// call that reaches it.
+//
+//	rec, err := retryotel.New("payments")
+//	if err != nil {
+//		return err
+//	}
+//	err = retry.Do(ctx, op, p, retry.WithHooks(rec.Hooks()))
+//
+// The same hooks serve retryhttp.WithHooks, retrygrpc.WithRetryOptions and
+// every call of package retry. The metrics are named after gRPC's retry
+// metrics (proposal A96, grpc.client.call.*) in a retry.client namespace,
+// with units and attribute names as the OpenTelemetry semantic conventions
+// ask; see [New] for the list. Each retry is an event on the span in the
+// call's context.
+//
+// What hooks cannot tell, a Recorder does not record: hooks are told of a
+// retry before its wait and of the call's end, not of each attempt's start
+// and end, so there is no span per attempt (wrap the operation, or give
+// retryhttp an instrumented base RoundTripper, for those); and the events
+// carry no identity of the call, so each wait is recorded as it starts
+// rather than summed per call.
+package retryotel

@@ -1,0 +1,91 @@
+package retryotel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/retrykit/retrykit/retry"
+)
+
+// maxMessage bounds the error message an event carries, in bytes.
+const maxMessage = 128
+
+// The attributes of the span events. error.type and error.message are the
+// semantic conventions' names.
+const (
+	attrAttempt  = attribute.Key("retry.attempt")  // attempts made so far, counting the first call and hedges
+	attrDelay    = attribute.Key("retry.delay")    // the wait about to start, in seconds
+	attrHinted   = attribute.Key("retry.hinted")   // the delay came from the operation's hint
+	attrDenied   = attribute.Key("retry.denied")   // the guard held back the retry the previous wait was for
+	attrAttempts = attribute.Key("retry.attempts") // attempts made, counting the first call and hedges
+	attrHedges   = attribute.Key("retry.hedges")   // attempts started beside one still running
+	attrErrType  = attribute.Key("error.type")     // the error's Go type (see errorType)
+	attrErrMsg   = attribute.Key("error.message")  // the error's text, cut to maxMessage bytes
+)
+
+// spanRetry adds a "retry" event to the span in ctx, when it records.
+func spanRetry(ctx context.Context, e retry.RetryEvent) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	kvs := make([]attribute.KeyValue, 0, 6)
+	kvs = append(kvs,
+		attrAttempt.Int(e.Attempt),
+		attrDelay.Float64(e.Delay.Seconds()),
+		attrHinted.Bool(e.Hinted),
+		attrDenied.Bool(e.Denied))
+	if e.Err != nil {
+		kvs = append(kvs, attrErrType.String(errorType(e.Err)), attrErrMsg.String(short(e.Err.Error())))
+	}
+	span.AddEvent("retry", trace.WithAttributes(kvs...))
+}
+
+// spanDone adds a "retry.done" event to the span in ctx, when it records,
+// for a call that retried, hedged or failed: a first-try success adds
+// nothing.
+func spanDone(ctx context.Context, e retry.DoneEvent, o outcome) {
+	if o == success && e.Attempts <= 1 {
+		return
+	}
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	span.AddEvent("retry.done", trace.WithAttributes(
+		attrAttempts.Int(e.Attempts),
+		attrHedges.Int(e.Hedges),
+		attrOutcome.String(o.String())))
+}
+
+// errorType returns the Go type of err, looking through wrappers that add
+// nothing to its message (such as retry.After's): "*net.OpError", never
+// the type of a mark.
+func errorType(err error) string {
+	msg := err.Error()
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil || inner.Error() != msg {
+			return fmt.Sprintf("%T", err)
+		}
+		err = inner
+	}
+}
+
+// short returns msg cut to at most maxMessage bytes, on a rune boundary,
+// with "…" when it was cut.
+func short(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage - len("…")
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
