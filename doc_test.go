@@ -77,6 +77,12 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
+	"README.md: Observability": {
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retryotel"},
+		decls:   "var charge func(context.Context) error",
+		sig:     "(ctx context.Context, p policy.Policy) error",
+		after:   "return err",
+	},
 	"README.md: Testing retry code": {
 		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
 		sig:     "(t *testing.T, ctx context.Context, op func(context.Context) error)",
@@ -398,12 +404,14 @@ func writeScratchModule(t *testing.T, root, dir string) {
 	}
 	mod := regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(gomod, []byte("module snippets"))
 	mod = regexp.MustCompile(`(?m)^replace .*$`).ReplaceAll(mod, nil)
-	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retrygrpc v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retry/retrygrpc => %s\n", root, grpcDir)
+	// The OpenTelemetry module, for its snippet, brings its own requirements.
+	otelDir := filepath.Join(root, "retry", "retryotel")
+	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retrygrpc v0.0.0\n\nrequire github.com/retrykit/retrykit/retry/retryotel v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retry/retrygrpc => %s\n\nreplace github.com/retrykit/retrykit/retry/retryotel => %s\n", root, grpcDir, otelDir)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var sum []byte
-	for _, d := range []string{root, grpcDir} {
+	for _, d := range []string{root, grpcDir, otelDir} {
 		b, err := os.ReadFile(filepath.Join(d, "go.sum"))
 		if err != nil {
 			t.Fatal(err)
