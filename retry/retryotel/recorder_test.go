@@ -270,3 +270,12 @@ func TestLoopPausesAfterSuccessAreNoRetries(t *testing.T) {
 		}), collect(t, reader))
 	})
 }
+
+// A nil Option and a nil provider are no options: the Recorder records
+// through the global provider.
+func TestNilOptions(t *testing.T) {
+	rec, err := retryotel.New("payments", nil, retryotel.WithMeterProvider(nil))
+	require.NoError(t, err)
+	require.NotNil(t, rec.Hooks())
+	require.NoError(t, retry.Do(t.Context(), failing(1), policy.Constant(0), retry.WithHooks(rec.Hooks())))
+}
