@@ -27,6 +27,8 @@ type call struct {
 	attempts int           // attempts made, every hedge and every Loop run included
 	count    int           // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
 	denied   bool          // the guard denied the latest retry
+	denials  int           // retries the guard denied in all
+	waited   time.Duration // the waits made, added up
 	pos      int           // the schedule's position: waits since the last start-over
 	prev     time.Duration // the last wait
 	lastFail time.Time     // when the previous attempt failed, for the idle reset rule
@@ -102,7 +104,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		if ctxErr := c.clock.wait(c.ctx, d); ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
 		}
-		c.prev = d
+		c.prev, c.waited = d, c.waited+d
 		if fresh = c.admit(err); fresh {
 			err = c.attempt(fn, true)
 			continue
@@ -154,7 +156,7 @@ func (c *call) finish(err error) error {
 	if c.hooks == nil || c.hooks.OnDone == nil {
 		return err
 	}
-	ev := DoneEvent{Attempts: c.attempts, Err: err}
+	ev := DoneEvent{Attempts: c.attempts, Err: err, Waited: c.waited, Denied: c.denials}
 	if err == nil {
 		ev.Won = c.attempts
 	}

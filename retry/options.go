@@ -93,4 +93,11 @@ type DoneEvent struct {
 	// Hedges is how many of the attempts were started beside one still
 	// running (see policy.Hedge).
 	Hedges int
+	// Waited is the time the call spent waiting between attempts: the
+	// waits it made to their end, added up (one cut short by the context
+	// does not count).
+	Waited time.Duration
+	// Denied is how many retries the policy's guard held back, the one
+	// that ended the call included.
+	Denied int
 }

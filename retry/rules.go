@@ -149,6 +149,9 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 func (c *call) admit(err error) bool {
 	g := c.s.Guard
 	c.denied = g != nil && err != nil && !g.Allow(c.clock.now())
+	if c.denied {
+		c.denials++
+	}
 	return !c.denied
 }
 

@@ -54,5 +54,4 @@ func ExampleNew() {
 	// call: <nil>
 	// retry.client.calls 1
 	// retry.client.call.retries sum 2
-	// retry.client.retry.delay count 2
 }

@@ -85,15 +85,14 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //     less one and less its hedges (in a Loop, every run after the first);
 //     its count is the calls that needed a retry, and a first-try success
 //     costs one measurement, not two;
-//   - retry.client.retry.delay (histogram, s): each wait before a retry, as
-//     it starts, a wait imposed by the guard included; its sum is the time
-//     calls spent waiting (a Loop's pause after a run that succeeded is no
-//     retry and is not recorded);
+//   - retry.client.call.retry_delay (histogram, s, and retry.outcome): the
+//     time each call that waited spent waiting between its attempts
+//     (DoneEvent.Waited), waits imposed by the guard included, after A96's
+//     grpc.client.call.retry_delay;
 //   - retry.client.retry.denied (counter, {retry}): retries the policy's
-//     guard held back after their wait, each making its call wait again
-//     and ask again (RetryEvent.Denied); a call that runs out of attempts
-//     or time while held back ends throttled, which retry.client.calls
-//     counts;
+//     guard held back after their wait (DoneEvent.Denied), each making its
+//     call wait again and ask again, the one that ended a throttled call
+//     included;
 //   - retry.client.hedge.started (counter, {hedge}): attempts started beside
 //     one still running;
 //   - retry.client.hedge.won (counter, {call}): hedged calls won by an
@@ -128,8 +127,8 @@ func (r *Recorder) instruments(m metric.Meter) error {
 	r.retries, errs[1] = m.Int64Histogram("retry.client.call.retries", metric.WithUnit("{retry}"),
 		metric.WithDescription("Retries made by each call that retried."),
 		metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 10))
-	r.delay, errs[2] = m.Float64Histogram("retry.client.retry.delay", metric.WithUnit("s"),
-		metric.WithDescription("Wait before each retry."),
+	r.delay, errs[2] = m.Float64Histogram("retry.client.call.retry_delay", metric.WithUnit("s"),
+		metric.WithDescription("Time each call spent waiting between its attempts."),
 		metric.WithExplicitBucketBoundaries(0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
 	r.denied, errs[3] = m.Int64Counter("retry.client.retry.denied", metric.WithUnit("{retry}"),
 		metric.WithDescription("Retries held back by the guard: the call waits and asks again."))
@@ -153,10 +152,6 @@ func (r *Recorder) onRetry(ctx context.Context, e retry.RetryEvent) {
 	if e.Err == nil {
 		return // a Loop's pause after a run that succeeded: no retry
 	}
-	r.delay.Record(ctx, e.Delay.Seconds(), r.dep.record...)
-	if e.Denied {
-		r.denied.Add(ctx, 1, r.dep.add...)
-	}
 	spanRetry(ctx, e)
 }
 
@@ -166,6 +161,12 @@ func (r *Recorder) onDone(ctx context.Context, e retry.DoneEvent) {
 	r.calls.Add(ctx, 1, a.add...)
 	if n := e.Attempts - 1 - e.Hedges; n > 0 {
 		r.retries.Record(ctx, int64(n), a.record...)
+	}
+	if e.Waited > 0 {
+		r.delay.Record(ctx, e.Waited.Seconds(), a.record...)
+	}
+	if e.Denied > 0 {
+		r.denied.Add(ctx, int64(e.Denied), r.dep.add...)
 	}
 	if e.Hedges > 0 {
 		r.hedges.Add(ctx, int64(e.Hedges), r.dep.add...)
