@@ -12,7 +12,7 @@
 //     work (consumers, watches, supervised processes); retry.Go fans out over
 //     an errgroup; retry.Hedge and retry.HedgeValue also start another
 //     attempt beside a slow one, for operations safe to run twice at once
-//     (policy.Hedge, with a fixed delay or a running latency percentile).
+//     (policy.Hedging, with a fixed delay or a running latency percentile).
 //     All the state of a call lives on its stack.
 //   - package policy describes how to retry as an immutable value: the
 //     schedule, its cap and jitter, attempt and time limits, which errors to

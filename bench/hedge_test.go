@@ -33,7 +33,7 @@ func hedgeClients() []struct {
 		}},
 		{"retrykit", func() tail.Caller {
 			p := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
-				WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
+				WithHedging(policy.Hedging{Latency: policy.NewLatency(0.95, 1000)})
 			return func(ctx context.Context, attempt func(context.Context) error) error {
 				return retry.Hedge(ctx, attempt, p)
 			}
@@ -72,7 +72,7 @@ func BenchmarkHedgeFastCall(b *testing.B) {
 		}
 	})
 	lib(b, "retrykit", func(b *testing.B) {
-		p := policy.Constant(time.Millisecond).WithHedge(policy.Hedge{Delay: time.Second})
+		p := policy.Constant(time.Millisecond).WithHedging(policy.Hedging{Delay: time.Second})
 		for b.Loop() {
 			sink = retry.Hedge(ctx, op, p)
 		}

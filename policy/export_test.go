@@ -18,7 +18,7 @@ func (p Policy) Jitter() backoff.Jitter        { return p.cfg().jitter }
 func (p Policy) AttemptTimeout() time.Duration { return p.cfg().attemptTime }
 func (p Policy) ResetRule() ResetRule          { return p.cfg().reset }
 func (p Policy) Guard() *Guard                 { return p.cfg().guard }
-func (p Policy) Hedge() Hedge                  { return p.cfg().hedge }
+func (p Policy) Hedge() Hedging                { return p.cfg().hedge }
 
 const (
 	DefaultMaxHint   = defaultMaxHint

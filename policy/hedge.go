@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// maxHedgeInFlight is the largest Hedge.MaxInFlight a policy accepts.
+// maxHedgeInFlight is the largest Hedging.MaxInFlight a policy accepts.
 const maxHedgeInFlight = 10
 
-// Hedge says when a call starts another attempt beside one that is slow to
+// Hedging says when a call starts another attempt beside one that is slow to
 // return, for the slow tail rather than for failures ("The Tail at Scale",
 // Dean and Barroso, 2013). Package retry starts the attempt at once; while
 // it has not returned after the hedge delay, it starts another beside it,
@@ -25,8 +25,8 @@ const maxHedgeInFlight = 10
 // an overload. Hedge only operations that are safe to run twice at once:
 // reads, idempotent writes.
 //
-// The zero Hedge hedges nothing.
-type Hedge struct {
+// The zero Hedging hedges nothing.
+type Hedging struct {
 	// Delay is how long an attempt runs before another is started beside
 	// it. With Latency set, it is the delay used until Latency has an
 	// estimate, and 0 then means no hedge before that.
@@ -43,11 +43,11 @@ type Hedge struct {
 }
 
 // enabled reports whether h hedges at all: it has a Delay or a Latency.
-func (h Hedge) enabled() bool { return h.Delay > 0 || h.Latency != nil }
+func (h Hedging) enabled() bool { return h.Delay > 0 || h.Latency != nil }
 
-func (h Hedge) validate() error {
+func (h Hedging) validate() error {
 	switch {
-	case h == Hedge{}:
+	case h == Hedging{}:
 		return nil
 	case h.Delay < 0:
 		return &invalidError{setting: "hedge", reason: fmt.Sprintf("delay %v is negative", h.Delay)}
@@ -61,11 +61,11 @@ func (h Hedge) validate() error {
 	return nil
 }
 
-// WithHedge returns a copy that hedges by h (see [Hedge]). WithHedge(Hedge{})
+// WithHedging returns a copy that hedges by h (see [Hedging]). WithHedging(Hedging{})
 // removes hedging. A negative Delay, a MaxInFlight other than 0 or 2 to
-// 10, a non-zero Hedge with neither Delay nor Latency, or an
+// 10, a non-zero Hedging with neither Delay nor Latency, or an
 // invalid Latency makes the policy invalid.
-func (p Policy) WithHedge(h Hedge) Policy {
+func (p Policy) WithHedging(h Hedging) Policy {
 	return p.with(func(c *config) { c.hedge = h })
 }
 
@@ -85,7 +85,7 @@ const (
 )
 
 // Latency is a running estimate of a percentile of durations, made for a
-// hedge delay (see [Hedge]): package retry gives it the latency of every
+// hedge delay (see [Hedging]): package retry gives it the latency of every
 // successful attempt, measured on the policy's clock.
 //
 // It keeps two histograms of window samples each, with buckets on a

@@ -18,24 +18,24 @@ func TestHedgeValidation(t *testing.T) {
 	lat := policy.NewLatency(0.95, 1000)
 	for _, tt := range []struct {
 		name string
-		h    policy.Hedge
+		h    policy.Hedging
 		ok   bool
 	}{
-		{"zero: no hedging", policy.Hedge{}, true},
-		{"fixed", policy.Hedge{Delay: time.Millisecond}, true},
-		{"adaptive", policy.Hedge{Latency: lat}, true},
-		{"adaptive after a fixed warm-up", policy.Hedge{Delay: time.Millisecond, Latency: lat, MaxInFlight: 3}, true},
-		{"most in flight", policy.Hedge{Delay: time.Millisecond, MaxInFlight: policy.MaxHedgeInFlight}, true},
-		{"negative delay", policy.Hedge{Delay: -time.Millisecond}, false},
-		{"nothing says when", policy.Hedge{MaxInFlight: 3}, false},
-		{"one in flight", policy.Hedge{Delay: time.Millisecond, MaxInFlight: 1}, false},
-		{"too many in flight", policy.Hedge{Delay: time.Millisecond, MaxInFlight: policy.MaxHedgeInFlight + 1}, false},
-		{"negative in flight", policy.Hedge{Delay: time.Millisecond, MaxInFlight: -2}, false},
-		{"bad quantile", policy.Hedge{Latency: policy.NewLatency(1, 1000)}, false},
-		{"window too small for the quantile", policy.Hedge{Latency: policy.NewLatency(0.99, 999)}, false},
+		{"zero: no hedging", policy.Hedging{}, true},
+		{"fixed", policy.Hedging{Delay: time.Millisecond}, true},
+		{"adaptive", policy.Hedging{Latency: lat}, true},
+		{"adaptive after a fixed warm-up", policy.Hedging{Delay: time.Millisecond, Latency: lat, MaxInFlight: 3}, true},
+		{"most in flight", policy.Hedging{Delay: time.Millisecond, MaxInFlight: policy.MaxHedgeInFlight}, true},
+		{"negative delay", policy.Hedging{Delay: -time.Millisecond}, false},
+		{"nothing says when", policy.Hedging{MaxInFlight: 3}, false},
+		{"one in flight", policy.Hedging{Delay: time.Millisecond, MaxInFlight: 1}, false},
+		{"too many in flight", policy.Hedging{Delay: time.Millisecond, MaxInFlight: policy.MaxHedgeInFlight + 1}, false},
+		{"negative in flight", policy.Hedging{Delay: time.Millisecond, MaxInFlight: -2}, false},
+		{"bad quantile", policy.Hedging{Latency: policy.NewLatency(1, 1000)}, false},
+		{"window too small for the quantile", policy.Hedging{Latency: policy.NewLatency(0.99, 999)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := policy.Default().WithHedge(tt.h)
+			p := policy.Default().WithHedging(tt.h)
 			err := p.Validate()
 			if tt.ok {
 				require.NoError(t, err)
@@ -69,7 +69,7 @@ func TestNewLatencyArguments(t *testing.T) {
 		{math.Inf(-1), 1000, false},
 		{0.95, -1, false},
 	} {
-		err := policy.Default().WithHedge(policy.Hedge{Latency: policy.NewLatency(tt.q, tt.window)}).Validate()
+		err := policy.Default().WithHedging(policy.Hedging{Latency: policy.NewLatency(tt.q, tt.window)}).Validate()
 		require.Equal(t, tt.ok, err == nil, "NewLatency(%v, %d): %v", tt.q, tt.window, err)
 	}
 }

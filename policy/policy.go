@@ -50,7 +50,7 @@ type config struct {
 	maxHint     time.Duration // the longest hinted wait honoured
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
-	hedge       Hedge
+	hedge       Hedging
 	err         error         // what Validate reports, worked out once per value
 	shifts      uint          // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after

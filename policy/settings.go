@@ -16,7 +16,7 @@ type Settings struct {
 	MaxHint        time.Duration // the longest hinted wait honoured (the hint ceiling)
 	Clock          Clock         // nil: the real clock
 	Guard          *Guard        // nil: no guard
-	Hedge          Hedge         // the zero Hedge: no hedging
+	Hedge          Hedging       // the zero Hedging: no hedging
 	Reset          ResetRule
 }
 

@@ -208,7 +208,7 @@ func ExampleGo() {
 	var mu sync.Mutex
 	attempts := map[string]int{}
 	for _, item := range items {
-		retry.Go(g, ctx, func(ctx context.Context) error {
+		retry.Go(ctx, g, func(ctx context.Context) error {
 			mu.Lock()
 			defer mu.Unlock()
 			attempts[item]++

@@ -15,7 +15,7 @@ import (
 // promptly with the first error. g's SetLimit applies as it does to g.Go:
 // Go blocks until a slot is free. A nil g is a programming error and panics
 // at once; every other bad argument is Do's error, returned through g.
-func Go(g *errgroup.Group, ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) {
+func Go(ctx context.Context, g *errgroup.Group, fn func(context.Context) error, p policy.Policy, opts ...Option) {
 	if g == nil {
 		panic("retry: Go: nil *errgroup.Group")
 	}

@@ -37,9 +37,9 @@ func TestGroupPermanentFailureReleasesEveryParkedTask(t *testing.T) {
 	p := policy.Constant(300 * time.Second)
 	start := time.Now()
 	for range tasks - 1 {
-		retry.Go(g, ctx, func(context.Context) error { return errFlaky }, p, hooks)
+		retry.Go(ctx, g, func(context.Context) error { return errFlaky }, p, hooks)
 	}
-	retry.Go(g, ctx, func(context.Context) error {
+	retry.Go(ctx, g, func(context.Context) error {
 		parked.Wait()
 		return retry.Permanent(errFatal)
 	}, p)
@@ -60,7 +60,7 @@ func TestGroupSetLimit(t *testing.T) {
 	g.SetLimit(limit)
 	var running, peak, calls atomic.Int32
 	for range 100 {
-		retry.Go(&g, context.Background(), func(context.Context) error {
+		retry.Go(context.Background(), &g, func(context.Context) error {
 			n := running.Add(1)
 			defer running.Add(-1)
 			for {

@@ -8,12 +8,12 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedge): %w", ErrInvalid)
+var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", ErrInvalid)
 
 // Hedge is [Do] for an operation that is safe to run more than once at the
 // same time (a read, an idempotent write): besides retrying failures as Do
 // does, it starts another attempt beside one that is slow to return, as the
-// policy's hedging says (policy.Policy.WithHedge). Do and DoValue never
+// policy's hedging says (policy.Policy.WithHedging). Do and DoValue never
 // hedge, whatever the policy: only the caller knows whether an operation may
 // run twice at once, so it says so by calling Hedge.
 //
@@ -105,7 +105,7 @@ func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
 
 // unhedged reports whether p is a valid policy without hedging.
 func unhedged(p policy.Policy) bool {
-	return p.Validate() == nil && p.Settings().Hedge == (policy.Hedge{})
+	return p.Validate() == nil && p.Settings().Hedge == (policy.Hedging{})
 }
 
 // valueOf returns a as a T, or T's zero value for a nil a.

@@ -14,7 +14,7 @@ import (
 // beside it, answers, and wins. The first attempt's context is cancelled.
 func ExampleHedgeValue() {
 	p := policy.Constant(time.Second).WithMaxAttempts(3).
-		WithHedge(policy.Hedge{Delay: time.Millisecond})
+		WithHedging(policy.Hedging{Delay: time.Millisecond})
 	var n atomic.Int32
 	get := func(ctx context.Context) (string, error) {
 		if n.Add(1) == 1 {

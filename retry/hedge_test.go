@@ -61,7 +61,7 @@ func (a *attemptPlan) starts() int {
 }
 
 func hedged(d time.Duration) policy.Policy {
-	return policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: d})
+	return policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: d})
 }
 
 func TestHedgeStartsASecondAttemptBesideASlowOne(t *testing.T) {
@@ -155,7 +155,7 @@ func TestHedgeUpToMaxInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := &attemptPlan{steps: []step{{after: time.Hour}, {after: time.Hour}, {after: time.Hour}, {after: time.Millisecond}}}
 		var ev events
-		p := policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+		p := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		err := retry.Hedge(ctx, a.op, p, retry.WithHooks(ev.hooks()))
@@ -214,7 +214,7 @@ func TestHedgeInvalidCalls(t *testing.T) {
 		{"no hedging", retry.Hedge(ctx, succeed, policy.Default())},
 		{"nil fn", retry.Hedge(ctx, nil, hedged(time.Millisecond))},
 		{"discard option", retry.Hedge(ctx, succeed, hedged(time.Millisecond), retry.DiscardValue(func(int) {}))},
-		{"invalid hedge", retry.Hedge(ctx, succeed, policy.Default().WithHedge(policy.Hedge{Delay: -1}))},
+		{"invalid hedge", retry.Hedge(ctx, succeed, policy.Default().WithHedging(policy.Hedging{Delay: -1}))},
 		{"discard of another type", func() error {
 			_, err := retry.HedgeValue(ctx, succeedValue, hedged(time.Millisecond), retry.DiscardValue(func(string) {}))
 			return err
@@ -271,7 +271,7 @@ func TestHedgeValueDiscardsEveryLosingValue(t *testing.T) {
 			discarded.Add(1)
 			r.released.Add(1)
 		}
-		p := policy.Constant(time.Second).WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+		p := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
 		v, err := retry.HedgeValue(context.Background(), fn, p, retry.DiscardValue(release))
 		require.NoError(t, err)
 		require.Equal(t, 3, v.id)
@@ -323,7 +323,7 @@ func TestDoValueDiscardsRetriedValues(t *testing.T) {
 // its operation has returned.
 func TestNoLeakAfterHedgedLosers(t *testing.T) {
 	clk := retrytest.NewClock()
-	p := policy.Constant(time.Second).WithClock(clk).WithHedge(policy.Hedge{Delay: time.Second, MaxInFlight: 3})
+	p := policy.Constant(time.Second).WithClock(clk).WithHedging(policy.Hedging{Delay: time.Second, MaxInFlight: 3})
 	var calls atomic.Int32
 	loserDone := make(chan struct{}, 2)
 	fn := func(ctx context.Context) error {
@@ -348,7 +348,7 @@ func TestHedgeConcurrentCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lat := policy.NewLatency(0.95, 1000)
 		p := policy.Exponential(time.Millisecond).WithMaxAttempts(4).
-			WithHedge(policy.Hedge{Delay: 20 * time.Millisecond, Latency: lat, MaxInFlight: 3}).
+			WithHedging(policy.Hedging{Delay: 20 * time.Millisecond, Latency: lat, MaxInFlight: 3}).
 			WithGuard(policy.NewGuard(10, 0.4))
 		var (
 			wg       sync.WaitGroup
@@ -499,7 +499,7 @@ func TestHedgedTimeLimitCountsFromTheStart(t *testing.T) {
 	// 10.01s.
 	synctest.Test(t, func(t *testing.T) {
 		p := policy.Constant(10 * time.Millisecond).WithMaxElapsed(100 * time.Millisecond).
-			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond})
+			WithHedging(policy.Hedging{Delay: 10 * time.Millisecond})
 		a := &attemptPlan{steps: []step{{after: 15 * time.Millisecond, err: errFlaky}, {after: 10 * time.Second, err: errFlaky}, {after: 5 * time.Millisecond, err: errFlaky}}}
 		err := retry.Hedge(context.Background(), a.op, p)
 		require.ErrorIs(t, err, retry.ErrExhausted)
@@ -516,7 +516,7 @@ func TestHedgedHintIsKeptWhicheverAttemptFailsLast(t *testing.T) {
 	// 100ms schedule.
 	synctest.Test(t, func(t *testing.T) {
 		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).
-			WithHedge(policy.Hedge{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+			WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
 		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 2 * time.Millisecond, err: retry.After(time.Second, errFlaky)}, {after: time.Millisecond}}}
 		var ev events
 		start := time.Now()

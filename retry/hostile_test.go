@@ -71,7 +71,7 @@ var nilContext context.Context
 
 func TestGoWithNilGroupPanicsAtOnce(t *testing.T) {
 	require.PanicsWithValue(t, "retry: Go: nil *errgroup.Group", func() {
-		retry.Go(nil, context.Background(), succeed, policy.Default())
+		retry.Go(context.Background(), nil, succeed, policy.Default())
 	})
 }
 

@@ -50,12 +50,12 @@ func TestNoLeakAfterGroupFanOut(t *testing.T) {
 	g, ctx := errgroup.WithContext(context.Background())
 	errFatal := errors.New("fatal")
 	for range 50 {
-		retry.Go(g, ctx, fails(100, errFlaky).op, policy.Constant(time.Hour), opt)
+		retry.Go(ctx, g, fails(100, errFlaky).op, policy.Constant(time.Hour), opt)
 	}
 	for range 50 {
 		<-parked
 	}
-	retry.Go(g, ctx, func(context.Context) error { return retry.Permanent(errFatal) }, policy.Default())
+	retry.Go(ctx, g, func(context.Context) error { return retry.Permanent(errFatal) }, policy.Default())
 	require.Same(t, errFatal, g.Wait())
 	goleak.VerifyNone(t)
 }

@@ -37,7 +37,7 @@ func WithHooks(h *Hooks) Option { return Option{hooks: h} }
 // DiscardValue returns an Option for [DoValue] that hands cleanup every
 // value an attempt returned that the call does not return: the values of
 // attempts that failed and were retried, and those of hedged attempts that
-// lost (see policy.Hedge), so that a value owning a resource, such as an
+// lost (see policy.Hedging), so that a value owning a resource, such as an
 // *http.Response and its body, is never leaked. cleanup is called with the
 // zero value too when an attempt returned it. A losing hedge's value may be
 // handed over on the attempt's own goroutine after the call has returned,
@@ -91,7 +91,7 @@ type DoneEvent struct {
 	// Without hedging it is Attempts.
 	Won int
 	// Hedges is how many of the attempts were started beside one still
-	// running (see policy.Hedge).
+	// running (see policy.Hedging).
 	Hedges int
 	// Waited is the time the call spent waiting between attempts: the
 	// waits it made to their end, added up (one cut short by the context

@@ -18,7 +18,7 @@ type deadlineContext struct {
 
 func (c deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
 
-// maxHedgeInFlight is the largest policy.Hedge.MaxInFlight a valid policy
+// maxHedgeInFlight is the largest policy.Hedging.MaxInFlight a valid policy
 // has.
 const maxHedgeInFlight = 10
 

@@ -65,7 +65,7 @@ func TestStressGroupWithGuard(t *testing.T) {
 	var attempts, denied, exhausted, ok atomic.Int64
 	for i := range 1000 {
 		r := rand.New(rand.NewPCG(uint64(i), 7))
-		retry.Go(&g, context.Background(), func(context.Context) error {
+		retry.Go(context.Background(), &g, func(context.Context) error {
 			attempts.Add(1)
 			if r.Float64() < 0.3 {
 				return errFlaky

@@ -84,7 +84,7 @@ func main() {
 	ctx := context.Background()
 	start := time.Now()
 	for id := range items {
-		retry.Go(&g, ctx, func(ctx context.Context) error {
+		retry.Go(ctx, &g, func(ctx context.Context) error {
 			attempts.Add(1)
 			return fetch(ctx, srv.URL, id)
 		}, p, hooks)

@@ -78,7 +78,7 @@ func main() {
 
 	plain := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3)
 	lat := policy.NewLatency(0.95, 1000)
-	hedged := plain.WithHedge(policy.Hedge{Latency: lat})
+	hedged := plain.WithHedging(policy.Hedging{Latency: lat})
 
 	fmt.Printf("%d GETs by %d callers; the server answers in %v, and in %v for 2%% of requests\n\n", calls, callers, fast, slow)
 	fmt.Printf("%-18s %9s %9s %9s %9s %9s  %s\n", "", "p50", "p90", "p99", "p99.9", "max", "requests per call")

@@ -18,7 +18,7 @@ import (
 // attempts' latency: the storm goal must hold with hedging on, because the
 // guard limits hedges as it limits retries.
 func hedgedGuarded() policy.Policy {
-	return storm.Guarded().For(storm.Storm()).WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
+	return storm.Guarded().For(storm.Storm()).WithHedging(policy.Hedging{Latency: policy.NewLatency(0.95, 1000)})
 }
 
 // runHedged runs s inside a synctest bubble with every call made by
@@ -63,7 +63,7 @@ func TestStressStormGoalWithHedging(t *testing.T) {
 	// The same hedges without the guard, with at most two attempts (the
 	// first and a hedge or a retry): the storm never ends.
 	unguarded, hedges := runHedgedWith(t, storm.Storm(), func() policy.Policy {
-		return storm.Retrying().WithMaxAttempts(2).WithHedge(policy.Hedge{Latency: policy.NewLatency(0.95, 1000)})
+		return storm.Retrying().WithMaxAttempts(2).WithHedging(policy.Hedging{Latency: policy.NewLatency(0.95, 1000)})
 	})
 	_, ok = unguarded.Recovered(stallEnd, 0.95)
 	t.Logf("hedged without a guard: %.2f%% success, %.4f attempts per call, %d hedges", 100*unguarded.Success(), unguarded.Amplification(), hedges)

@@ -19,7 +19,7 @@ import (
 func hedged(lat *policy.Latency) policy.Policy {
 	return policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
 		WithGuard(policy.NewGuard(10, 0.4)).
-		WithHedge(policy.Hedge{Latency: lat})
+		WithHedging(policy.Hedging{Latency: lat})
 }
 
 func inBubble(t *testing.T, call tail.Caller) tail.Result {

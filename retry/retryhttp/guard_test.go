@@ -269,7 +269,7 @@ func TestHedgingLeavesRetriesAlone(t *testing.T) {
 		defer srv.Close()
 		var opts []retryhttp.Option
 		if hedging {
-			opts = append(opts, retryhttp.WithHedging(policy.Hedge{Delay: 15 * time.Millisecond}))
+			opts = append(opts, retryhttp.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond}))
 		}
 		tr, err := retryhttp.New(nil, policy.Constant(5*time.Millisecond).WithMaxAttempts(3), opts...)
 		require.NoError(t, err)

@@ -10,7 +10,7 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// WithHedging returns an Option that hedges requests by h (see policy.Hedge
+// WithHedging returns an Option that hedges requests by h (see policy.Hedging
 // and retry.Hedge): while an attempt has sent no response headers after the
 // hedge delay, another is sent beside it, the first usable response wins and
 // the other attempts are cancelled. Only requests that are safe to repeat
@@ -24,7 +24,7 @@ import (
 // from GetBody. A GetBody that fails ends the call at once with its error,
 // whatever other attempts are in flight (they are cancelled) and whatever
 // response an earlier round got: with hedging, GetBody must not fail.
-func WithHedging(h policy.Hedge) Option {
+func WithHedging(h policy.Hedging) Option {
 	return func(t *Transport) { t.hedge = h }
 }
 
@@ -109,7 +109,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		return resp, c.statusError(resp)
 	}
 	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
-	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedge(c.t.hedge), retry.WithHooks(&hooks), discard)
+	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedging(c.t.hedge), retry.WithHooks(&hooks), discard)
 	if err == nil {
 		return resp, nil
 	}

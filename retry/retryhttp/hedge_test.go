@@ -52,7 +52,7 @@ func (b *trackedBody) Close() error {
 func hedgingClient(t *testing.T, rt http.RoundTripper, clk *retrytest.Clock, attempts int) *http.Client {
 	t.Helper()
 	tr, err := retryhttp.New(rt, policy.Constant(time.Second).WithMaxAttempts(attempts).WithClock(clk),
-		retryhttp.WithHedging(policy.Hedge{Delay: time.Second}))
+		retryhttp.WithHedging(policy.Hedging{Delay: time.Second}))
 	require.NoError(t, err)
 	return &http.Client{Transport: tr}
 }
@@ -176,7 +176,7 @@ func TestHedgedPutSendsItsBodyWithEveryAttempt(t *testing.T) {
 }
 
 func TestWithHedgingInvalid(t *testing.T) {
-	_, err := retryhttp.New(nil, policy.Default(), retryhttp.WithHedging(policy.Hedge{Delay: -1}))
+	_, err := retryhttp.New(nil, policy.Default(), retryhttp.WithHedging(policy.Hedging{Delay: -1}))
 	require.ErrorIs(t, err, policy.ErrInvalid)
 }
 
@@ -194,7 +194,7 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 	clk := retrytest.NewClock()
 	var ev atomic.Value
 	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk),
-		retryhttp.WithHedging(policy.Hedge{Delay: time.Second}),
+		retryhttp.WithHedging(policy.Hedging{Delay: time.Second}),
 		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { ev.Store(e) }}))
 	require.NoError(t, err)
 	done := make(chan *http.Response, 1)

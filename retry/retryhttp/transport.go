@@ -94,9 +94,9 @@ type Transport struct {
 	timeout   time.Duration // the policy's per-attempt timeout
 	retryable func(req *http.Request, resp *http.Response, err error) bool
 	hooks     *retry.Hooks
-	guard     *policy.Guard // the guard given with WithGuard
-	guardSet  bool          // WithGuard was given
-	hedge     policy.Hedge  // WithHedging
+	guard     *policy.Guard  // the guard given with WithGuard
+	guardSet  bool           // WithGuard was given
+	hedge     policy.Hedging // WithHedging
 	built     bool
 }
 
@@ -202,7 +202,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
 	t.p = p
-	if err := p.WithHedge(t.hedge).Validate(); err != nil {
+	if err := p.WithHedging(t.hedge).Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
 	return t, nil

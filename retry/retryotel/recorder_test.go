@@ -232,7 +232,7 @@ func TestMetricsOfAHedgedCall(t *testing.T) {
 			}
 			return nil
 		}
-		p := policy.Constant(0).WithMaxAttempts(3).WithHedge(policy.Hedge{Delay: 10 * time.Millisecond})
+		p := policy.Constant(0).WithMaxAttempts(3).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond})
 		require.NoError(t, retry.Hedge(t.Context(), op, p, retry.WithHooks(rec.Hooks())))
 		synctest.Wait() // the loser has returned
 		require.Equal(t, sorted([]string{
