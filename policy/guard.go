@@ -26,26 +26,25 @@ const probeEvery = time.Second
 // still ridden out. Give one Guard to every policy that calls the same
 // dependency ([Policy.WithGuard]).
 //
-// The rule: a retry takes a token, and may start only while one is left.
-// A retry that succeeds gives its token back, so retries that work cost
-// nothing, however many there are. Every success, first tries included,
-// adds ratio tokens, up to the capacity. An attempt that shows overload (it
-// timed out, or the dependency asked for a pause) takes a token, first
-// tries included. A fast failure of a first try takes nothing: it is not
-// load the retries made.
+// The rule: a retry may start while a whole token is left. A retry that
+// fails takes a token; an attempt that shows overload (it timed out, or
+// the dependency asked for a pause) takes one more, first tries included;
+// every success, first tries included, adds ratio tokens, up to the
+// capacity. Retries that succeed cost nothing, however many there are, and
+// a first try that fails fast takes nothing: it is not load the retries
+// made.
 //
 // When no token is left, one retry a second still goes through, as a probe:
-// when it succeeds its token comes back and the retries of every waiting
+// when it succeeds, its ratio comes back and the retries of every waiting
 // call follow. A denied retry means "not now": package retry waits the
 // back-off delay and asks again, and only a call that runs out of attempts
 // or time while denied ends, with retry.ErrThrottled.
 //
-// So a dependency that is down gets the first tries, capacity retries and
-// one probe a second, however many calls wait; one that fails part of its
-// attempts at random keeps its retries as long as ratio × successes make up
-// for the retries that fail (NewGuard(10, 0.5) holds at half the attempts
-// failing); and an overloaded one sees its retries stop while more than one
-// attempt in 1 + 1/ratio times out.
+// So a dependency that is down gets the first tries, about capacity
+// retries and one probe a second, however many calls wait; one that fails
+// part of its attempts at random keeps its retries as long as ratio ×
+// successes make up for the retries that fail; and an overloaded one sees
+// its retries stop while more than one first try in 1 + 1/ratio times out.
 //
 // A Guard is safe for concurrent use, its methods do not allocate, and it
 // reads no clock: the time is passed in. Its zero value admits nothing but
@@ -61,7 +60,7 @@ type Guard struct {
 // NewGuard returns a full guard of the given capacity, in tokens, to which
 // every success adds ratio tokens (see [Guard] for the rule).
 //
-// NewGuard(10, 0.5) is the guard to reach for, and the one retryhttp.New
+// NewGuard(50, 1) is the guard to reach for, and the one retryhttp.New
 // gives each Transport.
 //
 // A capacity that is not a number from 1 to 1,000,000, or a ratio that is
@@ -93,53 +92,55 @@ const (
 	// Overloaded: the attempt timed out, or the dependency asked for a
 	// pause (a 429, or a 503 with Retry-After).
 	Overloaded
-	// Slow: the attempt succeeded, but only after the hedge delay. A
-	// retry's token comes back, and the ratio is added, but never beyond
-	// half the capacity: slow successes keep the retries going, and cannot
-	// open the guard to hedges again (see [Guard.AllowHedge]).
+	// Slow: the attempt succeeded, but only after the hedge delay. The
+	// ratio is added, but never beyond nine tenths of the capacity: slow
+	// successes keep the retries going, and cannot open the guard to hedges
+	// again (see [Guard.AllowHedge]).
 	Slow
 )
 
-// Allow reports whether a retry may start at now. When it may, the retry
-// holds a token until its outcome is recorded with Record(true, …). When no
-// token is left, Allow admits one retry a second as a probe.
+// Allow reports whether a retry may start at now: while a whole token is
+// left, and otherwise as the one probe a second. It takes nothing: the
+// retry's outcome, recorded with Record(true, …), is what costs.
 func (g *Guard) Allow(now time.Time) bool {
-	if g.take() {
+	if g.tokens.Load() >= guardScale {
 		return true
 	}
 	next, t := g.probe.Load(), now.UnixNano()
 	return t >= next && g.probe.CompareAndSwap(next, t+int64(probeEvery))
 }
 
-// Record tells the guard how an attempt ended: retry says whether it was a
-// retry that [Guard.Allow] admitted. Record each attempt once; an attempt
-// that says nothing of the dependency (the caller gave up on it, or it
-// failed for the caller's own mistake) need not be recorded.
-func (g *Guard) Record(retry bool, o Outcome) {
-	if retry && (o == Succeeded || o == Slow) {
-		g.give(guardScale, g.cap)
-	}
-	switch o {
-	case Succeeded:
-		g.give(g.refill, g.cap)
-	case Slow:
-		g.give(g.refill, g.cap/2)
-	case Overloaded:
-		g.drain()
+// Record tells the guard how an attempt ended: extra says whether it was
+// one the guard admitted, a retry ([Guard.Allow]) or a hedge
+// ([Guard.AllowHedge]). Record each attempt once; an attempt that says
+// nothing of the dependency (the caller gave up on it, or it failed for the
+// caller's own mistake, or it was a hedge cancelled because another attempt
+// won) need not be recorded.
+func (g *Guard) Record(extra bool, o Outcome) {
+	switch {
+	case o == Succeeded:
+		g.add(g.refill, g.cap)
+	case o == Slow:
+		g.add(g.refill, g.hedgeLine())
+	case o == Overloaded && extra:
+		g.add(-2*guardScale, 0)
+	case o == Overloaded, o == Failed && extra:
+		g.add(-guardScale, 0)
 	}
 }
 
 // AllowHedge reports whether a hedge may start beside a slow attempt: only
-// while more than half the capacity is left, and never as a probe. When it
-// may, the hedge takes a token, given back only if the hedge is the attempt
-// that succeeds (Record(true, Succeeded)): hedges that lose to the attempt
-// they hedged over spend the guard down to half and then stop, leaving the
-// other half to retries; only successes faster than the hedge delay lift it
-// above half again.
+// while nine tenths of the capacity would be left, and never as a probe.
+// Unlike a retry, a hedge takes its token as it starts, since whether it
+// was worth it is known late: a hedge that wins earns the ratio back like
+// any success, one that loses keeps the token spent. Hedges that lose spend
+// the guard down to nine tenths and then stop, leaving the rest to
+// retries; only successes faster than the hedge delay lift it above that
+// line again (see [Slow]), and overload (timeouts) keeps it below.
 func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()
-		if t-guardScale < g.cap/2 {
+		if t-guardScale < g.hedgeLine() {
 			return false
 		}
 		if g.tokens.CompareAndSwap(t, t-guardScale) {
@@ -148,36 +149,20 @@ func (g *Guard) AllowHedge() bool {
 	}
 }
 
-// take takes one token if one is left.
-func (g *Guard) take() bool {
-	for {
-		t := g.tokens.Load()
-		if t < guardScale {
-			return false
-		}
-		if g.tokens.CompareAndSwap(t, t-guardScale) {
-			return true
-		}
-	}
-}
+// hedgeLine is the tokens a hedge must leave: nine tenths of the capacity.
+// Hedges are extra load that only a healthy dependency should get; the
+// tenth above the line is theirs to spend, the rest is the retries'.
+func (g *Guard) hedgeLine() int64 { return g.cap / 10 * 9 }
 
-// give adds n millionths of a token, up to ceiling; tokens already above
-// it stay.
-func (g *Guard) give(n, ceiling int64) {
+// add adds n millionths of a token, staying within [0, ceiling]; tokens
+// already above ceiling stay.
+func (g *Guard) add(n, ceiling int64) {
 	for {
 		t := g.tokens.Load()
-		m := max(min(t+n, ceiling), t) // t ≤ cap and n ≤ cap: no overflow
-		if m == t || g.tokens.CompareAndSwap(t, m) {
-			return
+		m := max(t+n, 0)
+		if n > 0 {
+			m = max(min(m, ceiling), t) // t ≤ cap and n ≤ cap: no overflow
 		}
-	}
-}
-
-// drain takes one token, or what is left of one.
-func (g *Guard) drain() {
-	for {
-		t := g.tokens.Load()
-		m := max(t-guardScale, 0)
 		if m == t || g.tokens.CompareAndSwap(t, m) {
 			return
 		}

@@ -13,11 +13,12 @@ import (
 
 var t0 = time.Unix(1_000_000, 0)
 
-func TestGuardRetriesTakeATokenEach(t *testing.T) {
+func TestGuardRetriesThatFailTakeATokenEach(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	require.Equal(t, 10.0, g.Tokens(), "a new guard is full")
 	for i := range 10 {
 		require.True(t, g.Allow(t0), "retry %d", i+1)
+		require.Equal(t, float64(10-i), g.Tokens(), "asking takes nothing")
 		g.Record(true, policy.Failed)
 	}
 	require.Zero(t, g.Tokens())
@@ -26,8 +27,7 @@ func TestGuardRetriesTakeATokenEach(t *testing.T) {
 }
 
 func TestGuardLetsOneProbeASecondThroughWhenEmpty(t *testing.T) {
-	g := policy.NewGuard(1, 0.5)
-	require.True(t, g.Allow(t0))
+	g := policy.NewGuard(1, 1)
 	g.Record(true, policy.Failed)
 	require.True(t, g.Allow(t0), "the first probe")
 	g.Record(true, policy.Failed)
@@ -35,8 +35,7 @@ func TestGuardLetsOneProbeASecondThroughWhenEmpty(t *testing.T) {
 		require.False(t, g.Allow(t0.Add(d)), "a second probe %v after the first", d)
 	}
 	require.True(t, g.Allow(t0.Add(time.Second)), "a probe a second later")
-	// The probe succeeds: its token comes back, and the ratio too.
-	g.Record(true, policy.Succeeded)
+	g.Record(true, policy.Succeeded) // it succeeds: the ratio comes back
 	require.Equal(t, 1.0, g.Tokens(), "capped at the capacity")
 	require.True(t, g.Allow(t0.Add(time.Second)))
 }
@@ -65,7 +64,7 @@ func TestGuardOverloadTakesATokenFirstTriesIncluded(t *testing.T) {
 	}
 	require.Equal(t, 6.0, g.Tokens())
 	require.True(t, g.Allow(t0))
-	g.Record(true, policy.Overloaded) // a retry that timed out: its token and one more
+	g.Record(true, policy.Overloaded) // a retry that timed out: one for failing, one for the overload
 	require.Equal(t, 4.0, g.Tokens())
 	for range 100 {
 		g.Record(false, policy.Overloaded)
@@ -77,42 +76,38 @@ func TestGuardOverloadTakesATokenFirstTriesIncluded(t *testing.T) {
 	require.Equal(t, 4.0, g.Tokens(), "each success adds the ratio")
 }
 
-func TestGuardSlowSuccessAddsNothingAboveHalf(t *testing.T) {
+func TestGuardSlowSuccessAddsNothingAboveTheHedgeLine(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
-	require.True(t, g.Allow(t0))
-	g.Record(true, policy.Slow)
-	require.Equal(t, 10.0, g.Tokens(), "a slow retry gives its token back")
 	g.Record(false, policy.Overloaded)
 	g.Record(false, policy.Slow)
-	require.Equal(t, 9.0, g.Tokens(), "a slow first try adds nothing above half")
+	require.Equal(t, 9.0, g.Tokens(), "a slow success adds nothing above nine tenths")
 	for range 10 {
 		g.Record(false, policy.Overloaded)
 	}
 	for range 30 {
-		g.Record(false, policy.Slow)
+		g.Record(true, policy.Slow)
 	}
-	require.Equal(t, 5.0, g.Tokens(), "slow successes fill the guard up to half")
+	require.Equal(t, 9.0, g.Tokens(), "slow successes fill the guard up to nine tenths")
 	require.False(t, g.AllowHedge(), "and do not open it to hedges")
 	g.Record(false, policy.Succeeded)
 	g.Record(false, policy.Succeeded)
 	require.True(t, g.AllowHedge(), "fast successes do")
 }
 
-func TestGuardHedgesStopAtHalf(t *testing.T) {
-	g := policy.NewGuard(10, 0.5)
+func TestGuardHedgesTakeATokenAndStopAtNineTenths(t *testing.T) {
+	g := policy.NewGuard(50, 1)
 	hedges := 0
-	for g.AllowHedge() {
+	for g.AllowHedge() { // each loses: its token stays spent
 		hedges++
 		require.Less(t, hedges, 100)
 	}
-	require.Equal(t, 5, hedges, "hedges spend the guard down to half")
-	require.Equal(t, 5.0, g.Tokens())
-	require.True(t, g.Allow(t0), "the other half is for retries")
-	g.Record(true, policy.Succeeded)
+	require.Equal(t, 5, hedges, "hedges that lose spend a tenth of the guard")
+	require.Equal(t, 45.0, g.Tokens())
+	require.True(t, g.Allow(t0), "the rest is for retries")
 	g.Record(false, policy.Succeeded)
-	require.Equal(t, 6.0, g.Tokens())
-	require.True(t, g.AllowHedge(), "more than half again")
-	require.False(t, g.AllowHedge())
+	require.True(t, g.AllowHedge(), "a fast success lifts it above the line")
+	g.Record(true, policy.Succeeded) // the hedge wins: the ratio comes back
+	require.Equal(t, 46.0, g.Tokens())
 	var zero policy.Guard
 	require.False(t, zero.AllowHedge(), "an empty guard never hedges")
 }
@@ -248,8 +243,8 @@ func TestGuardAllocations(t *testing.T) {
 // token exactly when one is left, at most one probe a second when none is,
 // and no panic or overflow for any setting.
 func FuzzGuard(f *testing.F) {
-	f.Add(10.0, 0.5, []byte{0, 0, 0, 0, 0, 1, 1, 4, 4, 4})
-	f.Add(1.0, 1.0, []byte{1, 0, 2, 5, 3})
+	f.Add(10.0, 0.5, []byte{0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 9, 6})
+	f.Add(1.0, 1.0, []byte{1, 0, 2, 5, 3, 8})
 	f.Add(1e6, 1e6, []byte{1, 1, 1, 0})
 	f.Add(math.Inf(1), math.NaN(), []byte{0})
 	f.Fuzz(func(t *testing.T, tokens, ratio float64, ops []byte) {
@@ -268,16 +263,15 @@ func FuzzGuard(f *testing.F) {
 		want := capacity
 		now, lastProbe := t0, time.Time{}
 		for _, op := range ops {
-			now = now.Add(time.Duration(op>>3) * 100 * time.Millisecond)
-			retry := op&1 == 1
-			switch op >> 1 % 5 {
+			now = now.Add(time.Duration(op>>4) * 100 * time.Millisecond)
+			extra := op&1 == 1
+			had := g.Tokens()
+			switch op >> 1 % 6 {
 			case 0: // a retry asked for
-				had := g.Tokens()
 				got := g.Allow(now)
 				switch {
 				case had >= 1:
 					require.True(t, got, "Allow with %v tokens", had)
-					want--
 				case lastProbe.IsZero() || now.Sub(lastProbe) >= time.Second:
 					require.True(t, got, "a probe %v after the last", now.Sub(lastProbe))
 					lastProbe = now
@@ -285,26 +279,31 @@ func FuzzGuard(f *testing.F) {
 					require.False(t, got, "a second probe %v after the last", now.Sub(lastProbe))
 				}
 			case 1:
-				g.Record(retry, policy.Succeeded)
-				if retry {
-					want++
-				}
-				want = min(want+ratio, capacity)
+				g.Record(extra, policy.Succeeded)
+				want = max(min(want+ratio, capacity), want)
 			case 2:
-				g.Record(retry, policy.Overloaded)
+				g.Record(extra, policy.Overloaded)
 				want = max(want-1, 0)
-			case 4:
-				g.Record(retry, policy.Slow)
-				if retry {
-					want = min(want+1, capacity)
+				if extra {
+					want = max(want-1, 0)
 				}
-				want = max(min(want+ratio, capacity/2), want)
 			case 3:
-				had := g.Tokens()
-				if got := g.AllowHedge(); got != (had-1 >= capacity/2-1e-9 && had >= 1) {
+				line := math.Floor(capacity*1e6/10) * 9 / 1e6
+				got := g.AllowHedge()
+				if got != (had-1 >= line-1e-6) {
 					t.Fatalf("AllowHedge() = %v with %v of %v tokens", got, had, capacity)
-				} else if got {
+				}
+				if got {
 					want--
+				}
+			case 4:
+				g.Record(extra, policy.Slow)
+				line := math.Floor(capacity*1e6/10) * 9 / 1e6
+				want = max(min(want+ratio, line), want)
+			case 5:
+				g.Record(extra, policy.Failed)
+				if extra {
+					want = max(want-1, 0)
 				}
 			}
 			got := g.Tokens()

@@ -150,12 +150,10 @@ func (p Policy) WithMaxAttempts(n int) Policy {
 }
 
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
-// would end more than d after the end of the call's first attempt (measured
-// anew for every call, never from the policy's construction; in retry.Loop,
-// from the end of the last run that succeeded or started the back-off
-// over). The first
-// attempt's own duration is not counted, so that a first-try success reads
-// no clock. Attempts already running are not interrupted; use a context
+// would end more than d after the start of the call, its first attempt
+// included (measured anew for every call, never from the policy's
+// construction; in retry.Loop, from the start of its current run of
+// failures). Attempts already running are not interrupted; use a context
 // deadline for that. WithMaxElapsed(0) removes the limit; a negative d makes
 // the policy invalid.
 func (p Policy) WithMaxElapsed(d time.Duration) Policy {

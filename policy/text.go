@@ -103,50 +103,68 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 		}
 		return p.UnmarshalText([]byte(s))
 	}
-	var obj struct {
-		Schedule       string   `json:"schedule"`
-		Base           string   `json:"base"`
-		Factor         *float64 `json:"factor"`
-		Cap            string   `json:"cap"`
-		Attempts       int      `json:"attempts"`
-		Elapsed        string   `json:"elapsed"`
-		Jitter         string   `json:"jitter"`
-		JitterFraction *float64 `json:"jitter_fraction"`
-		AttemptTimeout string   `json:"attempt_timeout"`
-		MaxHint        string   `json:"max_hint"`
-		Reset          *struct {
-			Success bool   `json:"success"`
-			Stable  string `json:"stable"`
-			Idle    string `json:"idle"`
-		} `json:"reset"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&obj); err != nil {
-		return fmt.Errorf("policy: JSON: %v: %w", err, ErrInvalid)
-	}
-	if key, ok := repeatedKey(json.NewDecoder(bytes.NewReader(data))); ok {
-		return fmt.Errorf("policy: JSON: %q given twice; each setting may appear once: %w", key, ErrInvalid)
+	obj, err := decodeJSONObject(data)
+	if err != nil {
+		return err
 	}
 	// Spell the object as text, so that both forms share one parser and one
 	// set of checks.
-	var words []string
+	words, err := jsonWords(obj)
+	if err != nil {
+		return err
+	}
+	q, err := parseWords(words, strings.Join(words, " "))
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
+// jsonObject is the object form of a policy. It is an alias of an unnamed
+// struct, not a type of its own, because encoding/json names the struct
+// type in its errors and they read as they always have.
+type jsonObject = struct {
+	Schedule       string   `json:"schedule"`
+	Base           string   `json:"base"`
+	Factor         *float64 `json:"factor"`
+	Cap            string   `json:"cap"`
+	Attempts       int      `json:"attempts"`
+	Elapsed        string   `json:"elapsed"`
+	Jitter         string   `json:"jitter"`
+	JitterFraction *float64 `json:"jitter_fraction"`
+	AttemptTimeout string   `json:"attempt_timeout"`
+	MaxHint        string   `json:"max_hint"`
+	Reset          *struct {
+		Success bool   `json:"success"`
+		Stable  string `json:"stable"`
+		Idle    string `json:"idle"`
+	} `json:"reset"`
+}
+
+// decodeJSONObject reads the object form, rejecting unknown and repeated
+// fields.
+func decodeJSONObject(data []byte) (*jsonObject, error) {
+	var obj jsonObject
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("policy: JSON: %v: %w", err, ErrInvalid)
+	}
+	if key, ok := repeatedKey(json.NewDecoder(bytes.NewReader(data))); ok {
+		return nil, fmt.Errorf("policy: JSON: %q given twice; each setting may appear once: %w", key, ErrInvalid)
+	}
+	return &obj, nil
+}
+
+// jsonWords spells the object form as the words of the text form, in the
+// grammar's order: schedule, settings, reset rule.
+func jsonWords(obj *jsonObject) ([]string, error) {
+	words, err := jsonScheduleWords(obj)
+	if err != nil {
+		return nil, err
+	}
 	add := func(ws ...string) { words = append(words, ws...) }
-	switch obj.Schedule {
-	case "default", "":
-		if obj.Base != "" {
-			return fmt.Errorf("policy: JSON: \"base\" given without \"schedule\": %w", ErrInvalid)
-		}
-		add("default")
-	default:
-		add(obj.Schedule, obj.Base)
-	}
-	if obj.Factor != nil {
-		if obj.Schedule != "exponential" {
-			return fmt.Errorf("policy: JSON: \"factor\" given without \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
-		}
-		add("x" + formatFloat(*obj.Factor))
-	}
 	if obj.Cap != "" {
 		add("cap", obj.Cap)
 	}
@@ -161,7 +179,7 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	}
 	if obj.JitterFraction != nil {
 		if obj.Jitter == "" {
-			return fmt.Errorf("policy: JSON: \"jitter_fraction\" given without \"jitter\": %w", ErrInvalid)
+			return nil, fmt.Errorf("policy: JSON: \"jitter_fraction\" given without \"jitter\": %w", ErrInvalid)
 		}
 		add(formatFloat(*obj.JitterFraction))
 	}
@@ -171,27 +189,52 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	if obj.MaxHint != "" {
 		add("max-hint", obj.MaxHint)
 	}
-	if r := obj.Reset; r != nil {
-		add("reset")
-		if !r.Success && r.Stable == "" && r.Idle == "" {
-			add("none")
+	return append(words, jsonResetWords(obj)...), nil
+}
+
+// jsonScheduleWords spells the schedule: "default", or its name, base and
+// factor.
+func jsonScheduleWords(obj *jsonObject) ([]string, error) {
+	var words []string
+	switch obj.Schedule {
+	case "default", "":
+		if obj.Base != "" {
+			return nil, fmt.Errorf("policy: JSON: \"base\" given without \"schedule\": %w", ErrInvalid)
 		}
-		if r.Success {
-			add("success")
-		}
-		if r.Stable != "" {
-			add("stable", r.Stable)
-		}
-		if r.Idle != "" {
-			add("idle", r.Idle)
-		}
+		words = append(words, "default")
+	default:
+		words = append(words, obj.Schedule, obj.Base)
 	}
-	q, err := parseWords(words, strings.Join(words, " "))
-	if err != nil {
-		return err
+	if obj.Factor != nil {
+		if obj.Schedule != "exponential" {
+			return nil, fmt.Errorf("policy: JSON: \"factor\" given without \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
+		}
+		words = append(words, "x"+formatFloat(*obj.Factor))
 	}
-	*p = q
-	return nil
+	return words, nil
+}
+
+// jsonResetWords spells the reset rule; an absent one is no words, which
+// leaves the default rule, and an empty one is "reset none".
+func jsonResetWords(obj *jsonObject) []string {
+	r := obj.Reset
+	if r == nil {
+		return nil
+	}
+	words := []string{"reset"}
+	if !r.Success && r.Stable == "" && r.Idle == "" {
+		words = append(words, "none")
+	}
+	if r.Success {
+		words = append(words, "success")
+	}
+	if r.Stable != "" {
+		words = append(words, "stable", r.Stable)
+	}
+	if r.Idle != "" {
+		words = append(words, "idle", r.Idle)
+	}
+	return words
 }
 
 // parseError says where the text went wrong.
@@ -214,157 +257,234 @@ func parse(s string) (Policy, error) {
 	return parseWords(strings.Fields(s), s)
 }
 
+// parseWords reads a policy from the words of its text form; text is the
+// whole text, for errors.
 func parseWords(words []string, text string) (Policy, error) {
-	i := 0
-	fail := func(expect string) (Policy, error) {
-		w := ""
-		if i < len(words) {
-			w = words[i]
-		}
-		return Policy{}, &parseError{text: text, word: w, expect: expect}
+	ps := &textParser{
+		words: words,
+		text:  text,
+		c:     config{reset: resetOnSuccess, maxHint: defaultMaxHint},
 	}
-	peek := func() string {
-		if i < len(words) {
-			return words[i]
-		}
-		return ""
+	if err := ps.schedule(); err != nil {
+		return Policy{}, err
 	}
-	duration := func() (time.Duration, bool) {
-		d, err := time.ParseDuration(peek())
-		if err != nil {
-			return 0, false
-		}
-		i++
-		return d, true
-	}
-
-	c := config{reset: resetOnSuccess, maxHint: defaultMaxHint}
-	switch kw := peek(); kw {
-	case "default":
-		c = defaultConfig
-		i++
-	case "exponential", "constant":
-		i++
-		d, ok := duration()
-		if !ok {
-			return fail("a duration such as 100ms after " + strconv.Quote(kw))
-		}
-		c.kind, c.base, c.factor = constant, d, 1
-		if kw == "exponential" {
-			c.kind, c.factor = exponential, 2
-			if i < len(words) {
-				if rest, ok := cutFactor(words[i]); ok {
-					f, err := strconv.ParseFloat(rest, 64)
-					if err != nil {
-						return fail("a factor such as x2 or x1.6")
-					}
-					c.factor = f
-					i++
-				}
-			}
-		}
-	case "custom":
-		return fail("default, exponential or constant (a custom schedule is built in code, with Custom)")
-	default:
-		return fail("a schedule: default, exponential DURATION or constant DURATION")
-	}
-
 	seen := map[string]bool{}
-	for i < len(words) {
-		kw := words[i]
+	for ps.i < len(ps.words) {
+		kw := ps.words[ps.i]
 		if seen[kw] {
-			return fail("each setting once; " + strconv.Quote(kw) + " is given twice")
+			return Policy{}, ps.fail("each setting once; " + strconv.Quote(kw) + " is given twice")
 		}
 		seen[kw] = true
-		i++
-		switch kw {
-		case "cap", "elapsed", "attempt-timeout", "max-hint":
-			d, ok := duration()
-			if !ok {
-				return fail("a duration such as 5s after " + strconv.Quote(kw))
-			}
-			switch kw {
-			case "cap":
-				c.cap = d
-			case "elapsed":
-				c.maxElapsed = d
-			case "max-hint":
-				c.maxHint = d
-			default:
-				c.attemptTime = d
-			}
-		case "attempts":
-			n, err := strconv.Atoi(peek())
-			if err != nil {
-				return fail("a whole number of attempts after \"attempts\"")
-			}
-			i++
-			c.maxAttempts = n
-		case "jitter":
-			k, ok := parseJitterKind(peek())
-			if !ok {
-				return fail("a jitter kind: none, full, equal, decorrelated, proportional or symmetric")
-			}
-			i++
-			c.jitter = backoff.Jitter{Kind: k}
-			if i < len(words) {
-				if f, err := strconv.ParseFloat(words[i], 64); err == nil {
-					c.jitter.Fraction = f
-					i++
-				}
-			}
-		case "reset":
-			r, n := ResetRule{}, 0
-		rules:
-			for i < len(words) {
-				switch words[i] {
-				case "none":
-					if n > 0 {
-						return fail("\"none\" alone after \"reset\"")
-					}
-					i++
-					n = -1
-					break rules
-				case "success":
-					if r.OnSuccess {
-						return fail("each reset rule once")
-					}
-					r.OnSuccess = true
-					i++
-				case "stable", "idle":
-					w := words[i]
-					if (w == "stable" && r.AfterStableRun != 0) || (w == "idle" && r.AfterIdle != 0) {
-						return fail("each reset rule once")
-					}
-					i++
-					d, ok := duration()
-					if !ok {
-						return fail("a duration such as 10m after " + strconv.Quote(w))
-					}
-					if w == "stable" {
-						r.AfterStableRun = d
-					} else {
-						r.AfterIdle = d
-					}
-				default:
-					break rules
-				}
-				n++
-			}
-			if n == 0 {
-				return fail("a reset rule after \"reset\": none, success, stable DURATION or idle DURATION")
-			}
-			c.reset = r
-		default:
-			i--
-			return fail("a setting: cap, attempts, elapsed, jitter, attempt-timeout, max-hint or reset")
+		ps.i++
+		if err := ps.setting(kw); err != nil {
+			return Policy{}, err
 		}
 	}
+	c := ps.c
 	c.seal()
 	if c.err != nil {
 		return Policy{}, fmt.Errorf("policy: parse %q: %w", text, c.err)
 	}
 	return Policy{c: &c}, nil
+}
+
+// textParser reads the words of a policy's text form into c, one rule of
+// the grammar per method. i is the next word.
+type textParser struct {
+	words []string
+	text  string
+	i     int
+	c     config
+}
+
+// peek returns the next word, or "" at the end.
+func (ps *textParser) peek() string {
+	if ps.i < len(ps.words) {
+		return ps.words[ps.i]
+	}
+	return ""
+}
+
+// fail reports that the next word is not what expect says.
+func (ps *textParser) fail(expect string) error {
+	return &parseError{text: ps.text, word: ps.peek(), expect: expect}
+}
+
+// duration reads the next word as a duration, if it is one.
+func (ps *textParser) duration() (time.Duration, bool) {
+	d, err := time.ParseDuration(ps.peek())
+	if err != nil {
+		return 0, false
+	}
+	ps.i++
+	return d, true
+}
+
+// schedule reads "default", "exponential" DURATION [ "x"FACTOR ] or
+// "constant" DURATION.
+func (ps *textParser) schedule() error {
+	switch kw := ps.peek(); kw {
+	case "default":
+		ps.c = defaultConfig
+		ps.i++
+		return nil
+	case "exponential", "constant":
+		ps.i++
+		d, ok := ps.duration()
+		if !ok {
+			return ps.fail("a duration such as 100ms after " + strconv.Quote(kw))
+		}
+		ps.c.kind, ps.c.base, ps.c.factor = constant, d, 1
+		if kw == "exponential" {
+			ps.c.kind, ps.c.factor = exponential, 2
+			return ps.factor()
+		}
+		return nil
+	case "custom":
+		return ps.fail("default, exponential or constant (a custom schedule is built in code, with Custom)")
+	default:
+		return ps.fail("a schedule: default, exponential DURATION or constant DURATION")
+	}
+}
+
+// factor reads an exponential schedule's optional "x"FACTOR.
+func (ps *textParser) factor() error {
+	rest, ok := cutFactor(ps.peek())
+	if !ok {
+		return nil
+	}
+	f, err := strconv.ParseFloat(rest, 64)
+	if err != nil {
+		return ps.fail("a factor such as x2 or x1.6")
+	}
+	ps.c.factor = f
+	ps.i++
+	return nil
+}
+
+// setting reads what follows the setting word kw, which has been read.
+func (ps *textParser) setting(kw string) error {
+	switch kw {
+	case "cap":
+		return ps.durationSetting(kw, &ps.c.cap)
+	case "elapsed":
+		return ps.durationSetting(kw, &ps.c.maxElapsed)
+	case "attempt-timeout":
+		return ps.durationSetting(kw, &ps.c.attemptTime)
+	case "max-hint":
+		return ps.durationSetting(kw, &ps.c.maxHint)
+	case "attempts":
+		return ps.attempts()
+	case "jitter":
+		return ps.jitter()
+	case "reset":
+		return ps.reset()
+	default:
+		ps.i--
+		return ps.fail("a setting: cap, attempts, elapsed, jitter, attempt-timeout, max-hint or reset")
+	}
+}
+
+// durationSetting reads the DURATION after kw into d.
+func (ps *textParser) durationSetting(kw string, d *time.Duration) error {
+	v, ok := ps.duration()
+	if !ok {
+		return ps.fail("a duration such as 5s after " + strconv.Quote(kw))
+	}
+	*d = v
+	return nil
+}
+
+// attempts reads the INT after "attempts".
+func (ps *textParser) attempts() error {
+	n, err := strconv.Atoi(ps.peek())
+	if err != nil {
+		return ps.fail("a whole number of attempts after \"attempts\"")
+	}
+	ps.i++
+	ps.c.maxAttempts = n
+	return nil
+}
+
+// jitter reads KIND [ FRACTION ] after "jitter".
+func (ps *textParser) jitter() error {
+	k, ok := parseJitterKind(ps.peek())
+	if !ok {
+		return ps.fail("a jitter kind: none, full, equal, decorrelated, proportional or symmetric")
+	}
+	ps.i++
+	ps.c.jitter = backoff.Jitter{Kind: k}
+	if f, err := strconv.ParseFloat(ps.peek(), 64); err == nil {
+		ps.c.jitter.Fraction = f
+		ps.i++
+	}
+	return nil
+}
+
+// reset reads what follows "reset": "none" alone, or one or more of
+// "success", "stable" DURATION and "idle" DURATION, each once.
+func (ps *textParser) reset() error {
+	if ps.peek() == "none" {
+		ps.i++
+		ps.c.reset = ResetRule{}
+		return nil
+	}
+	var r ResetRule
+	n := 0
+	for ; isResetRule(ps.peek()); n++ {
+		if err := ps.resetRule(&r); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return ps.fail("a reset rule after \"reset\": none, success, stable DURATION or idle DURATION")
+	}
+	ps.c.reset = r
+	return nil
+}
+
+// isResetRule reports whether w starts a reset rule.
+func isResetRule(w string) bool {
+	switch w {
+	case "none", "success", "stable", "idle":
+		return true
+	}
+	return false
+}
+
+// resetRule reads one reset rule into r. "none" here follows other rules.
+func (ps *textParser) resetRule(r *ResetRule) error {
+	switch w := ps.peek(); w {
+	case "none":
+		return ps.fail("\"none\" alone after \"reset\"")
+	case "success":
+		if r.OnSuccess {
+			return ps.fail("each reset rule once")
+		}
+		r.OnSuccess = true
+		ps.i++
+		return nil
+	case "stable":
+		return ps.resetDuration(w, &r.AfterStableRun)
+	default: // "idle", the last word isResetRule lets reset pass here
+		return ps.resetDuration(w, &r.AfterIdle)
+	}
+}
+
+// resetDuration reads "stable" or "idle" (w) and its DURATION into d. A
+// rule already set is given twice; one set to 0s counts as unset, so
+// "stable 0s stable 1s" is accepted, as it always has been.
+func (ps *textParser) resetDuration(w string, d *time.Duration) error {
+	if *d != 0 {
+		return ps.fail("each reset rule once")
+	}
+	ps.i++
+	v, ok := ps.duration()
+	if !ok {
+		return ps.fail("a duration such as 10m after " + strconv.Quote(w))
+	}
+	*d = v
+	return nil
 }
 
 // cutFactor splits a factor word such as "x2" or "×1.6".

@@ -200,3 +200,18 @@ func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
 	require.GreaterOrEqual(t, throttled.Load(), calls-10-probes)
 	require.Zero(t, g.Tokens())
 }
+
+// A Loop's time limit ends it with ErrExhausted, as its doc says, also
+// when the guard was holding its runs back: the limit is the Loop's own.
+func TestGuardLoopTimeLimitIsExhausted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.5)
+		drain(g)
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+		defer cancel()
+		err := retry.Loop(ctx, func(context.Context) error { return errFlaky },
+			policy.Constant(20*time.Millisecond).WithMaxElapsed(time.Second).WithGuard(g))
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.NotErrorIs(t, err, retry.ErrThrottled)
+	})
+}

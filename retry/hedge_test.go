@@ -189,8 +189,8 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 		starts int
 		tokens float64
 	}{
-		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 5}, // no hedge; the slow attempt's success adds nothing
-		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 10},       // the winning hedge gives its token back, capped at the capacity
+		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 5.1}, // no hedge; the slow attempt's success adds the ratio below the hedge line
+		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 9.1},        // the hedge took a token, and won: the ratio comes back
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

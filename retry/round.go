@@ -37,7 +37,7 @@ type roundState struct {
 	over  bool
 	ch    chan outcome               // buffered for every attempt of the round: a send never blocks
 	slow  [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
-	retry [maxHedgeInFlight + 1]bool // attempts that hold a guard token
+	retry [maxHedgeInFlight + 1]bool // attempts the guard admitted: retries and hedges
 }
 
 // round is one round of hedged attempts, run on the call's goroutine.
@@ -285,12 +285,12 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
 	}
 	retry, slow := st.retry[i], st.slow[i]
 	st.mu.Unlock()
-	if h.guard != nil && err == nil {
-		if slow {
-			h.guard.Record(retry, policy.Slow)
-		} else {
-			h.guard.Record(retry, policy.Succeeded)
-		}
+	switch {
+	case h.guard == nil:
+	case err == nil && slow:
+		h.guard.Record(retry, policy.Slow)
+	case err == nil:
+		h.guard.Record(retry, policy.Succeeded)
 	}
 	if h.drop != nil {
 		h.drop(v)

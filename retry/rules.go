@@ -117,8 +117,8 @@ func (c *call) nextWait(err error) (d time.Duration, hinted bool) {
 func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	s, failed := c.s, err != nil
 	cause := ErrExhausted
-	if c.denied {
-		cause = ErrThrottled // the call ran out while the guard held it back
+	if c.denied && !c.loop {
+		cause = ErrThrottled // the call ran out while the guard held it back; Loop's limits are its own
 	}
 	if failed && s.MaxAttempts > 0 && c.count >= s.MaxAttempts {
 		return c.giveUp(err, cause, "")

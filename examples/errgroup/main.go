@@ -54,7 +54,7 @@ func main() {
 
 	// One guard, shared by every task: it admits retries while they pay
 	// off, and holds them back when they would only add load.
-	guard := policy.NewGuard(10, 0.5)
+	guard := policy.NewGuard(50, 1)
 	p := policy.Exponential(2 * time.Millisecond).WithCap(50 * time.Millisecond).WithMaxAttempts(4).
 		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithGuard(guard)
 	fmt.Printf("policy: %v, %v, %d items, %d at a time, server failing %.0f%% of requests\n",

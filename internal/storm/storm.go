@@ -170,11 +170,11 @@ func Clients() []Client {
 // For returns the client's policy for a run of s.
 func (c Client) For(s Scenario) policy.Policy { return c.New(s.base()) }
 
-// Guarded is the client with the default guard, policy.NewGuard(10, 0.5).
+// Guarded is the client with the default guard, policy.NewGuard(50, 1).
 func Guarded() Client {
 	return Client{
-		Name: "NewGuard(10, 0.5)",
-		New:  func(base policy.Policy) policy.Policy { return base.WithGuard(policy.NewGuard(10, 0.5)) },
+		Name: "NewGuard(50, 1)",
+		New:  func(base policy.Policy) policy.Policy { return base.WithGuard(policy.NewGuard(50, 1)) },
 	}
 }
 

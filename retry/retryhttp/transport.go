@@ -161,7 +161,7 @@ func WithHooks(h *retry.Hooks) Option {
 //
 // Every Transport is guarded against retry storms: unless p has a guard or
 // [WithGuard] says otherwise, New gives the Transport a guard of its own,
-// policy.NewGuard(10, 0.5), which all its requests share (see policy.Guard
+// policy.NewGuard(50, 1), which all its requests share (see policy.Guard
 // for the rule). It hears what the dependency did with every attempt,
 // whatever the method: a 5xx, a 429 or a connection failure is a failure
 // even for a request that is not retried, and a success is any other
@@ -196,7 +196,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	case t.guardSet:
 		p = p.WithGuard(t.guard)
 	default:
-		p = p.WithGuard(policy.NewGuard(10, 0.5))
+		p = p.WithGuard(policy.NewGuard(50, 1))
 	}
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
 		return nil, fmt.Errorf("retryhttp: %w", err)
