@@ -76,6 +76,14 @@ func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 // the first delay for a new key or one idle past the window, the following
 // one otherwise.
 func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
+	return k.delay(k.Advance(key, now))
+}
+
+// Advance advances key's sequence at time now, as [Keyed.Next] does, and
+// returns its position instead of its delay: 1 for a new key or one idle past
+// the window, one more than before otherwise. It is for a caller that draws
+// its own delay for that position (a jittered one, say).
+func (k *Keyed[K]) Advance(key K, now time.Time) int {
 	k.mu.Lock()
 	t := k.turn(now)
 	e, ok := k.cur[key]
@@ -100,7 +108,20 @@ func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
 	k.curLast = max(k.curLast, t)
 	k.curPeak = max(k.curPeak, len(k.cur))
 	k.mu.Unlock()
-	return k.delay(e.n)
+	return e.n
+}
+
+// Count returns key's position at time now: how many times Next or Advance
+// has advanced its sequence since it started over, or 0 for a key with none,
+// forgotten, or idle past the window.
+func (k *Keyed[K]) Count(key K, now time.Time) int {
+	k.mu.Lock()
+	e, _, ok := k.get(key, now)
+	k.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	return e.n
 }
 
 // Delay returns key's current delay at time now: the one the last Next
@@ -125,6 +146,7 @@ func (k *Keyed[K]) InBackoff(key K, now time.Time) bool {
 }
 
 // Forget forgets key: its next Next starts over, as for a key never seen.
+// Once every key has been forgotten, the table holds no map at all.
 func (k *Keyed[K]) Forget(key K) {
 	k.mu.Lock()
 	delete(k.cur, key)
@@ -132,10 +154,13 @@ func (k *Keyed[K]) Forget(key K) {
 	if len(k.old) == 0 {
 		k.old = nil
 	}
-	// Go maps never shrink: once Forget has removed three quarters of the
-	// most keys cur held, the rest move to a map of their size. Each move
-	// copies at most a third of the deletes since the last one.
-	if n := len(k.cur); n < k.curPeak/4 && k.curPeak >= keyedShrinkFloor {
+	// Go maps never shrink: a drained map is let go of at once, and once
+	// Forget has removed three quarters of the most keys cur held, the rest
+	// move to a map of their size. Each move copies at most a third of the
+	// deletes since the last one.
+	if len(k.cur) == 0 {
+		k.cur, k.curPeak = nil, 0
+	} else if n := len(k.cur); n < k.curPeak/4 && k.curPeak >= keyedShrinkFloor {
 		cur := make(map[K]keyedEntry, n)
 		for key, e := range k.cur {
 			cur[key] = e

@@ -1,6 +1,7 @@
 package backoff_test
 
 import (
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -167,4 +168,44 @@ func BenchmarkKeyedNext(b *testing.B) {
 		i++
 		now = now.Add(time.Millisecond)
 	}
+}
+
+// Advance moves a key along as Next does and returns its position; Count
+// reads the position without moving it, and both start over as Next does.
+func TestKeyedAdvanceAndCount(t *testing.T) {
+	k := imagePull()
+	require.Zero(t, k.Count("a", t0), "a key never seen")
+	require.Equal(t, 1, k.Advance("a", t0))
+	require.Equal(t, 2, k.Advance("a", t0))
+	require.Equal(t, 40*time.Second, k.Next("a", t0), "Next carries on from Advance")
+	require.Equal(t, 3, k.Count("a", t0))
+	require.Equal(t, 3, k.Count("a", t0.Add(600*time.Second)), "at the window: not idle yet")
+	require.Zero(t, k.Count("a", t0.Add(600*time.Second+1)), "past the window: idle")
+	require.Equal(t, 1, k.Advance("a", t0.Add(601*time.Second)), "idle: starts over")
+	k.Forget("a")
+	require.Zero(t, k.Count("a", t0.Add(601*time.Second)), "forgotten")
+}
+
+// Once every key is forgotten the table lets go of its map: its memory, in
+// bytes, is back to that of an empty table, however few keys it held.
+func TestKeyedForgetAllGivesMemoryBack(t *testing.T) {
+	k := backoff.NewKeyed[string](backoff.Kubelet(), 0)
+	keys := make([]string, 1000) // below the size at which Forget copies
+	for i := range keys {
+		keys[i] = "object-" + strconv.Itoa(i)
+	}
+	start := heapInUse()
+	for _, key := range keys {
+		k.Next(key, t0)
+	}
+	held := heapInUse()
+	require.Greater(t, held-start, uint64(len(keys))*16, "the keys must hold memory, or this test shows nothing")
+	for _, key := range keys {
+		k.Forget(key)
+	}
+	end := heapInUse()
+	t.Logf("heap: %d B at the start, %d B holding %d keys, %d B once all are forgotten", start, held, len(keys), end)
+	require.LessOrEqual(t, int64(end)-int64(start), int64(512), "heap growth once every key is forgotten, in bytes")
+	runtime.KeepAlive(k)
+	runtime.KeepAlive(keys)
 }
