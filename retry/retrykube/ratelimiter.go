@@ -1,0 +1,112 @@
+package retrykube
+
+import (
+	"math"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+)
+
+// NewRateLimiter returns a workqueue rate limiter that requeues an item after
+// the policy's delay for its number of failures in a row: When(item) counts a
+// failure and returns p.Backoff(n, …) for the item's n-th failure in a row,
+// jittered and within the cap as every delay of p; Forget(item) starts the
+// item over; NumRequeues(item) returns its failures in a row.
+//
+// Memory is bounded whether or not the controller calls Forget: an item
+// forgotten, or not requeued for longer than the idle window (twice the
+// policy's cap unless [WithIdle] says otherwise), starts over and gives its
+// memory back, and once every item is forgotten the limiter is back to its
+// starting size. The table is a [backoff.Keyed], which never sweeps: idle
+// items are let go of by the calls that follow.
+//
+// The limiter reads the real clock (time.Now), as the workqueue does. It
+// takes from p only its delays: attempt and time limits, retried errors and
+// reset rules are the controller's to apply, through NumRequeues and
+// Forget. Any policy gives delays (Policy.Backoff is defined for every one);
+// check a policy from configuration with Policy.Validate first.
+//
+// The limiter is per item; client-go's default also caps the overall requeue
+// rate, with a token bucket. For both, compose the two as client-go does:
+//
+//	workqueue.NewTypedMaxOfRateLimiter(
+//		retrykube.NewRateLimiter[string](p),
+//		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
+//	)
+//
+// The limiter is safe for concurrent use, and When does not allocate for an
+// item it already holds.
+func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.TypedRateLimiter[T] {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	steps := plain(p)
+	idle := o.idle
+	if !o.idleSet {
+		idle = satDouble(steps.Delay(math.MaxInt))
+	}
+	return &limiter[T]{p: p, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+}
+
+// limiter is what NewRateLimiter returns.
+type limiter[T comparable] struct {
+	p     policy.Policy
+	steps backoff.Schedule // p's delays without jitter
+	table *backoff.Keyed[T]
+	admit admission // nil: every requeue waits its back-off delay
+}
+
+// The limiter satisfies the workqueue's interface for every item type.
+func _[T comparable]() workqueue.TypedRateLimiter[T] { return (*limiter[T])(nil) }
+
+// When counts a failure of item and returns how long to wait before its
+// next try.
+func (l *limiter[T]) When(item T) time.Duration {
+	now := time.Now()
+	n := l.table.Advance(item, now)
+	if l.admit != nil {
+		if d, ok := l.admitted(n, now); !ok {
+			return d
+		}
+	}
+	// The table keeps no drawn delay: decorrelated jitter, the one kind that
+	// grows from the previous wait, is given the previous step's plain delay.
+	var prev time.Duration
+	if n > 1 {
+		prev = l.steps.Delay(n - 1)
+	}
+	return l.p.Backoff(n, prev)
+}
+
+// Forget starts item over: its next failure waits the first delay.
+func (l *limiter[T]) Forget(item T) {
+	if l.admit != nil {
+		l.succeeded(item)
+	}
+	l.table.Forget(item)
+}
+
+// NumRequeues returns item's failures in a row: 0 for an item never
+// requeued, forgotten, or idle past the window.
+func (l *limiter[T]) NumRequeues(item T) int { return l.table.Count(item, time.Now()) }
+
+// plain returns p's delays without jitter, a pure schedule.
+func plain(p policy.Policy) backoff.Schedule {
+	p = p.WithJitter(backoff.Jitter{})
+	return backoff.ScheduleFunc(func(n int) time.Duration { return p.Backoff(n, 0) })
+}
+
+// satDouble returns 2d, or 0 (no idle window) when that would not fit: a
+// policy with no cap has no window past which an item is surely idle.
+func satDouble(d time.Duration) time.Duration {
+	if d > math.MaxInt64/2 {
+		return 0
+	}
+	return 2 * d
+}
