@@ -213,7 +213,6 @@ func BenchmarkWhen(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				bb.rl.When("default/object-1")
-				bb.rl.Forget("default/object-1")
 			}
 		})
 	}
