@@ -70,18 +70,19 @@ func _[T comparable]() workqueue.TypedRateLimiter[T] { return (*limiter[T])(nil)
 func (l *limiter[T]) When(item T) time.Duration {
 	now := time.Now()
 	n := l.table.Advance(item, now)
-	if l.admit != nil {
-		if d, ok := l.admitted(n, now); !ok {
-			return d
-		}
-	}
 	// The table keeps no drawn delay: decorrelated jitter, the one kind that
 	// grows from the previous wait, is given the previous step's plain delay.
 	var prev time.Duration
 	if n > 1 {
 		prev = l.steps.Delay(n - 1)
 	}
-	return l.p.Backoff(n, prev)
+	d := l.p.Backoff(n, prev)
+	if l.admit != nil {
+		if wait, ok := l.admitted(n, now); !ok {
+			d = max(d, wait) // "not now" is never sooner
+		}
+	}
+	return d
 }
 
 // Forget starts item over: its next failure waits the first delay.
