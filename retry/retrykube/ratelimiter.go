@@ -23,10 +23,11 @@ import (
 // starting size. The table is a [backoff.Keyed], which never sweeps: idle
 // items are let go of by the calls that follow.
 //
-// The limiter reads the real clock (time.Now), as the workqueue does. It
-// takes from p only its delays: attempt and time limits, retried errors and
-// reset rules are the controller's to apply, through NumRequeues and
-// Forget. Any policy gives delays (Policy.Backoff is defined for every one);
+// The limiter reads the real clock (time.Now), as the workqueue does,
+// whatever p's Clock. It takes from p only its delays: attempt and time
+// limits, retried errors and reset rules are the controller's to apply,
+// through NumRequeues and Forget, and p's guard is not consulted (an outside
+// package cannot yet ask a policy.Guard whether a retry may go ahead). Any policy gives delays (Policy.Backoff is defined for every one);
 // check a policy from configuration with Policy.Validate first.
 //
 // The limiter is per item; client-go's default also caps the overall requeue
