@@ -23,12 +23,23 @@ import (
 // starting size. The table is a [backoff.Keyed], which never sweeps: idle
 // items are let go of by the calls that follow.
 //
-// The limiter reads the real clock (time.Now), as the workqueue does,
-// whatever p's Clock. It takes from p only its delays: attempt and time
-// limits, retried errors and reset rules are the controller's to apply,
-// through NumRequeues and Forget, and p's guard is not consulted (an outside
-// package cannot yet ask a policy.Guard whether a retry may go ahead). Any policy gives delays (Policy.Backoff is defined for every one);
-// check a policy from configuration with Policy.Validate first.
+// With a guard (Policy.WithGuard), the limiter admits requeues as package
+// retry admits retries: it tells the guard how each reconcile ended (a
+// requeue follows a failure, a Forget a success) and asks it before each
+// requeue whether the retry may go ahead at its back-off delay. A denied
+// requeue waits between 30 s and a minute instead, never less than its own
+// delay: the queue runs an item whenever its delay ends, so "not now" has to
+// be a longer wait. While a dependency is down for every item, the backlog
+// then sits out the outage and comes back spread over half a minute, and the
+// guard's own probes, one a second, find out when it is back. Give every
+// controller that calls the same dependency the same guard.
+//
+// The limiter reads p's clock (the real one unless Policy.WithClock says
+// otherwise) for its idle window and its guard. It takes from p only its
+// delays and its guard: attempt and time limits, retried errors and reset
+// rules are the controller's to apply, through NumRequeues and Forget. Any
+// policy gives delays (Policy.Backoff is defined for every one); check a
+// policy from configuration with Policy.Validate first.
 //
 // The limiter is per item; client-go's default also caps the overall requeue
 // rate, with a token bucket. For both, compose the two as client-go does:
@@ -52,15 +63,22 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	if !o.idleSet {
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
-	return &limiter[T]{p: p, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+	s := p.Settings()
+	l := &limiter[T]{p: p, clock: s.Clock, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+	if s.Guard != nil {
+		l.guard, l.tokens = s.Guard, backoff.NewKeyed[T](steps, idle)
+	}
+	return l
 }
 
 // limiter is what NewRateLimiter returns.
 type limiter[T comparable] struct {
-	p     policy.Policy
-	steps backoff.Schedule // p's delays without jitter
-	table *backoff.Keyed[T]
-	admit admission // nil: every requeue waits its back-off delay
+	p      policy.Policy
+	clock  policy.Clock     // nil: the real clock
+	steps  backoff.Schedule // p's delays without jitter
+	table  *backoff.Keyed[T]
+	guard  *policy.Guard     // nil: every requeue waits its back-off delay
+	tokens *backoff.Keyed[T] // the items whose requeue holds a token of guard
 }
 
 // The limiter satisfies the workqueue's interface for every item type.
@@ -69,7 +87,7 @@ func _[T comparable]() workqueue.TypedRateLimiter[T] { return (*limiter[T])(nil)
 // When counts a failure of item and returns how long to wait before its
 // next try.
 func (l *limiter[T]) When(item T) time.Duration {
-	now := time.Now()
+	now := l.now()
 	n := l.table.Advance(item, now)
 	// The table keeps no drawn delay: decorrelated jitter, the one kind that
 	// grows from the previous wait, is given the previous step's plain delay.
@@ -78,25 +96,30 @@ func (l *limiter[T]) When(item T) time.Duration {
 		prev = l.steps.Delay(n - 1)
 	}
 	d := l.p.Backoff(n, prev)
-	if l.admit != nil {
-		if wait, ok := l.admitted(n, now); !ok {
-			d = max(d, wait) // "not now" is never sooner
-		}
+	if l.guard != nil {
+		d = l.admit(item, d, now)
 	}
 	return d
 }
 
 // Forget starts item over: its next failure waits the first delay.
 func (l *limiter[T]) Forget(item T) {
-	if l.admit != nil {
-		l.succeeded(item)
+	if l.guard != nil {
+		l.succeeded(item, l.now())
 	}
 	l.table.Forget(item)
 }
 
 // NumRequeues returns item's failures in a row: 0 for an item never
 // requeued, forgotten, or idle past the window.
-func (l *limiter[T]) NumRequeues(item T) int { return l.table.Count(item, time.Now()) }
+func (l *limiter[T]) NumRequeues(item T) int { return l.table.Count(item, l.now()) }
+
+func (l *limiter[T]) now() time.Time {
+	if l.clock == nil {
+		return time.Now()
+	}
+	return l.clock.Now()
+}
 
 // plain returns p's delays without jitter, a pure schedule.
 func plain(p policy.Policy) backoff.Schedule {

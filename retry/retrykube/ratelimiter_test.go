@@ -111,7 +111,7 @@ func TestIdleWindow(t *testing.T) {
 // When allocates nothing for an item the limiter already holds, with or
 // without jitter.
 func TestWhenAllocs(t *testing.T) {
-	for _, p := range []policy.Policy{policy.Default(), fullJitter()} {
+	for _, p := range []policy.Policy{policy.Default(), fullJitter(), fullJitter().WithGuard(policy.NewGuard(1e6, 0.5)), fullJitter().WithGuard(policy.NewGuard(1, 0.5))} {
 		l := retrykube.NewRateLimiter[string](p)
 		l.When("default/object-1")
 		allocs := testing.AllocsPerRun(1000, func() { l.When("default/object-1") })
