@@ -25,7 +25,8 @@ import (
 //
 // With a guard (Policy.WithGuard), the limiter admits requeues as package
 // retry admits retries: it tells the guard how each reconcile ended (a
-// requeue follows a failure, a Forget a success) and asks it before each
+// requeue follows a failure, a Forget a success, also a Forget that gives an
+// item up, which the limiter cannot tell apart) and asks it before each
 // requeue whether the retry may go ahead at its back-off delay. A denied
 // requeue waits between 30 s and a minute instead, never less than its own
 // delay: the queue runs an item whenever its delay ends, so "not now" has to
