@@ -15,20 +15,16 @@ import (
 // finds them neither all at once nor long after it.
 const hold = time.Minute
 
-// admit asks the guard whether item's requeue, after the failure that led
-// to it, may go ahead at its back-off delay d; it returns the delay to wait.
-// An admitted requeue holds one of the guard's tokens until the item's next
-// outcome, which l.tokens remembers; a denied one waits the hold, never
-// less than d.
-func (l *limiter[T]) admit(item T, d time.Duration, now time.Time) time.Duration {
-	retry := l.tokens.Count(item, now) > 0
-	l.guard.Record(retry, policy.Failed) // a controller's error says nothing of overload
+// admit tells the guard of the failure that led to a requeue, and asks it
+// whether the requeue may go ahead at its back-off delay d; it returns the
+// delay to wait. In a controller every failed reconcile is load that
+// requeues make (an object's reconcile is run again and again, so there is
+// no first try to set apart): each takes a token. A denied requeue waits
+// the hold, never less than d.
+func (l *limiter[T]) admit(d time.Duration, now time.Time) time.Duration {
+	l.guard.Record(true, policy.Failed) // a controller's error says nothing of overload
 	if l.guard.Allow(now) {
-		l.tokens.Advance(item, now)
 		return d
-	}
-	if retry {
-		l.tokens.Forget(item)
 	}
 	return max(d, hold/2+rand.N(hold/2))
 }
@@ -36,10 +32,6 @@ func (l *limiter[T]) admit(item T, d time.Duration, now time.Time) time.Duration
 // succeeded tells the guard about a success: a controller forgets an item
 // once its reconcile succeeded (or once it gives the item up, which the
 // limiter cannot tell apart).
-func (l *limiter[T]) succeeded(item T, now time.Time) {
-	retry := l.tokens.Count(item, now) > 0
-	l.guard.Record(retry, policy.Succeeded)
-	if retry {
-		l.tokens.Forget(item)
-	}
+func (l *limiter[T]) succeeded() {
+	l.guard.Record(false, policy.Succeeded)
 }

@@ -25,9 +25,10 @@ import (
 //
 // With a guard (Policy.WithGuard), the limiter admits requeues as package
 // retry admits retries: it tells the guard how each reconcile ended (a
-// requeue follows a failure, a Forget a success, also a Forget that gives an
-// item up, which the limiter cannot tell apart) and asks it before each
-// requeue whether the retry may go ahead at its back-off delay. A denied
+// requeue follows a failure, which takes a token, a Forget a success, also
+// a Forget that gives an item up, which the limiter cannot tell apart) and
+// asks it before each requeue whether the retry may go ahead at its
+// back-off delay. A denied
 // requeue waits between 30 s and a minute instead, never less than its own
 // delay: the queue runs an item whenever its delay ends, so "not now" has to
 // be a longer wait. While a dependency is down for every item, the backlog
@@ -67,19 +68,18 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	s := p.Settings()
 	l := &limiter[T]{p: p, clock: s.Clock, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 	if s.Guard != nil {
-		l.guard, l.tokens = s.Guard, backoff.NewKeyed[T](steps, idle)
+		l.guard = s.Guard
 	}
 	return l
 }
 
 // limiter is what NewRateLimiter returns.
 type limiter[T comparable] struct {
-	p      policy.Policy
-	clock  policy.Clock     // nil: the real clock
-	steps  backoff.Schedule // p's delays without jitter
-	table  *backoff.Keyed[T]
-	guard  *policy.Guard     // nil: every requeue waits its back-off delay
-	tokens *backoff.Keyed[T] // the items whose requeue holds a token of guard
+	p     policy.Policy
+	clock policy.Clock     // nil: the real clock
+	steps backoff.Schedule // p's delays without jitter
+	table *backoff.Keyed[T]
+	guard *policy.Guard // nil: every requeue waits its back-off delay
 }
 
 // The limiter satisfies the workqueue's interface for every item type.
@@ -98,7 +98,7 @@ func (l *limiter[T]) When(item T) time.Duration {
 	}
 	d := l.p.Backoff(n, prev)
 	if l.guard != nil {
-		d = l.admit(item, d, now)
+		d = l.admit(d, now)
 	}
 	return d
 }
@@ -106,7 +106,7 @@ func (l *limiter[T]) When(item T) time.Duration {
 // Forget starts item over: its next failure waits the first delay.
 func (l *limiter[T]) Forget(item T) {
 	if l.guard != nil {
-		l.succeeded(item, l.now())
+		l.succeeded()
 	}
 	l.table.Forget(item)
 }

@@ -161,8 +161,8 @@ var scenarioRows = []struct {
 		return workqueue.NewTypedMaxOfRateLimiter(retrykube.NewRateLimiter[string](fullJitter()),
 			&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)})
 	}, goals{outage: true, busiest: true, memory: true}},
-	{"`NewRateLimiter`, full jitter, `WithGuard(policy.NewGuard(10, 0.5))`", func() workqueue.TypedRateLimiter[string] {
-		return retrykube.NewRateLimiter[string](fullJitter().WithGuard(policy.NewGuard(10, 0.5)))
+	{"`NewRateLimiter`, full jitter, `WithGuard(policy.NewGuard(50, 1))`", func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](fullJitter().WithGuard(policy.NewGuard(50, 1)))
 	}, goals{outage: true, busiest: true, allDone: true, memory: true}},
 }
 
