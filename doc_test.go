@@ -56,7 +56,13 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		decls:   "func isTemporary(error) bool { return true }",
 		after:   "_ = p",
 	},
-	"README.md: Retry storms": {
+	"README.md: retrykit": {
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var client interface{ Ping(context.Context) error }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
+	"README.md: Retry admission": {
 		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
 		after:   "_ = p",
 	},
