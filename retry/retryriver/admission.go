@@ -1,0 +1,25 @@
+package retryriver
+
+import (
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// admission is the policy's guard, as the middleware asks it before a
+// retry runs and tells it how every run ended; nil: no guard.
+type admission struct{ g *policy.Guard }
+
+func admissionOf(p policy.Policy) admission { return admission{p.Settings().Guard} }
+
+// allow reports whether a retry may run at now; when it may, the retry
+// holds one of the guard's tokens until record.
+func (a admission) allow(now time.Time) bool { return a.g == nil || a.g.Allow(now) }
+
+// record tells the guard how a run ended; retried says the run was a retry
+// that allow admitted.
+func (a admission) record(retried bool, o policy.Outcome) {
+	if a.g != nil {
+		a.g.Record(retried, o)
+	}
+}

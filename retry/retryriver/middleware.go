@@ -1,0 +1,98 @@
+package retryriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// Middleware is a river worker middleware that maps what a job's worker
+// returns onto River's vocabulary, by the rules of retry.Do under its
+// policy:
+//
+//   - nil completes the job;
+//   - an error marked with retry.After(d, err) snoozes the job for d, which
+//     uses up no attempt (a hint ≤ 0: at once); a hint above the policy's
+//     hint ceiling (policy.Policy.WithMaxHint) cancels the job instead, with
+//     an error matching retry.ErrHintTooLong and the worker's error;
+//   - an error marked with retry.Permanent, or one the policy does not retry
+//     (policy.Policy.WithRetryIf), cancels the job (river.JobCancel): it is
+//     not run again;
+//   - any other error is left to River, which retries the job on its retry
+//     policy (a [RetryPolicy] for the same policy) until its MaxAttempts;
+//   - River's own river.JobSnooze and river.JobCancel pass through as they are.
+//
+// Admission: when the policy has a guard (policy.Policy.WithGuard), a retry
+// (a run after the first) runs only if the guard admits it, which takes one
+// of its tokens; otherwise the job is snoozed for the back-off delay of its
+// attempt, as a failure would have been, but never less than a second, and
+// asks again then. A guard with no token left still admits one retry a
+// second, as a probe, so held-back jobs follow as soon as the dependency is
+// back. The guard learns how every run ended: a success, a failure, or an
+// overload (a hint, or a run past its timeout). Runs ended by the job's
+// context being cancelled, and errors that cancel the job, are no news
+// about the dependency. One guard serves one process: give the workers of
+// one dependency their own Middleware and guard.
+//
+// Install it in river.Config.Middleware, or return it from a worker's
+// Middleware method for one kind of job. The zero Middleware is not usable;
+// use [NewMiddleware]. A Middleware is safe for concurrent use.
+type Middleware struct {
+	river.MiddlewareDefaults
+	p     policy.Policy
+	guard admission
+	now   func() time.Time
+}
+
+var _ rivertype.WorkerMiddleware = (*Middleware)(nil)
+
+// minDeniedSnooze is the shortest snooze of a retry the guard holds back,
+// so that a policy of zero delays does not make each held-back job a
+// round trip to the database in a loop.
+const minDeniedSnooze = time.Second
+
+// NewMiddleware returns the middleware of p, or an error matching
+// policy.ErrInvalid when p is not valid.
+func NewMiddleware(p policy.Policy) (*Middleware, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("retryriver: %w", err)
+	}
+	return &Middleware{p: p, guard: admissionOf(p), now: time.Now}, nil
+}
+
+// Work runs the job through doInner, unless admission holds a retry back,
+// and returns what River should do with it (see [Middleware]).
+func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	retried := job != nil && job.Attempt > 1
+	if retried && !m.guard.allow(m.now()) {
+		return river.JobSnooze(max(m.p.Backoff(job.Attempt, previousWait(job)), minDeniedSnooze))
+	}
+	err := doInner(ctx)
+	if err == nil {
+		m.guard.record(retried, policy.Succeeded)
+		return nil
+	}
+	var snoozed *rivertype.JobSnoozeError
+	if errors.As(err, &snoozed) || errors.Is(err, &rivertype.JobCancelError{}) {
+		return err
+	}
+	v := judge(m.p, err)
+	switch {
+	case v.action == cancel:
+		return river.JobCancel(v.err)
+	case v.action == snooze:
+		m.guard.record(retried, policy.Overloaded)
+		return river.JobSnooze(v.hint)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		m.guard.record(retried, policy.Overloaded)
+	case ctx.Err() == nil:
+		m.guard.record(retried, policy.Failed)
+	}
+	return err
+}
