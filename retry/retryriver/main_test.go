@@ -19,10 +19,6 @@ var (
 	startErr error
 )
 
-const workerEnv = "RETRYRIVER_TEST_WORKER_URL"
-
-func runWorkerProcess(string) int { return 0 }
-
 func TestMain(m *testing.M) {
 	if url := os.Getenv(workerEnv); url != "" { // a worker process of TestKilledWorker
 		os.Exit(runWorkerProcess(url))
