@@ -66,6 +66,14 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
 		after:   "_ = p",
 	},
+	"README.md: Durable retries": {
+		imports: []string{"time", "github.com/jackc/pgx/v5/pgxpool", "github.com/riverqueue/river", "github.com/riverqueue/river/riverdriver/riverpgxv5",
+			"github.com/riverqueue/river/rivertype", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy",
+			"github.com/retrykit/retrykit/retry/retryriver"},
+		decls: "var pool *pgxpool.Pool\nvar workers *river.Workers",
+		sig:   "() error",
+		after: "_ = client\nreturn err",
+	},
 	"README.md: Hedged calls": {
 		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls:   "var get func(context.Context) (*http.Response, error)\n\nfunc closeBody(resp *http.Response) { resp.Body.Close() }",
@@ -402,8 +410,10 @@ func receiverName(e ast.Expr) string {
 func writeScratchModule(t *testing.T, root, dir string) {
 	t.Helper()
 	// The gRPC module requires everything the root does, and gRPC for its
-	// snippets: the scratch module starts from its go.mod.
+	// snippets: the scratch module starts from its go.mod. The River module
+	// brings River and pgx, which -mod=mod resolves through its go.mod.
 	grpcDir := filepath.Join(root, "retry", "retrygrpc")
+	riverDir := filepath.Join(root, "retry", "retryriver")
 	gomod, err := os.ReadFile(filepath.Join(grpcDir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
@@ -413,11 +423,12 @@ func writeScratchModule(t *testing.T, root, dir string) {
 	// The OpenTelemetry module, for its snippet, brings its own requirements.
 	otelDir := filepath.Join(root, "retry", "retryotel")
 	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retrygrpc v0.0.0\n\nrequire github.com/retrykit/retrykit/retry/retryotel v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retry/retrygrpc => %s\n\nreplace github.com/retrykit/retrykit/retry/retryotel => %s\n", root, grpcDir, otelDir)
+	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retryriver v0.0.0\n\nreplace github.com/retrykit/retrykit/retry/retryriver => %s\n", riverDir)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var sum []byte
-	for _, d := range []string{root, grpcDir, otelDir} {
+	for _, d := range []string{root, grpcDir, otelDir, riverDir} {
 		b, err := os.ReadFile(filepath.Join(d, "go.sum"))
 		if err != nil {
 			t.Fatal(err)

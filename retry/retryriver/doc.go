@@ -9,9 +9,13 @@
 //	p := policy.Exponential(10 * time.Second).WithCap(time.Hour).
 //		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithMaxHint(24 * time.Hour)
 //	retryPolicy, err := retryriver.NewRetryPolicy(p)
-//	...
+//	if err != nil {
+//		return err
+//	}
 //	middleware, err := retryriver.NewMiddleware(p)
-//	...
+//	if err != nil {
+//		return err
+//	}
 //	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 //		RetryPolicy: retryPolicy,
 //		Middleware:  []rivertype.Middleware{middleware},
