@@ -64,7 +64,6 @@ func riverConfig(schema string, cfg *river.Config) *river.Config {
 	cfg.Schema = schema
 	cfg.FetchCooldown = 5 * time.Millisecond
 	cfg.FetchPollInterval = 50 * time.Millisecond
-	cfg.Logger = nil
 	return cfg
 }
 
