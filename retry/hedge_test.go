@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -527,4 +528,39 @@ func TestHedgedHintIsKeptWhicheverAttemptFailsLast(t *testing.T) {
 		require.Equal(t, time.Second, ev.retries[0].Delay)
 		require.Equal(t, 30*time.Millisecond+time.Second+time.Millisecond, time.Since(start))
 	})
+}
+
+// HedgeValue leaves the winner's context alone, and that context holds
+// nothing of the caller's once the call has returned: calls made on one
+// long-lived context give their memory back without it ending.
+func TestHedgeValueOnALongLivedContextHoldsNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("memory in bytes is only meaningful without -race")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := policy.Constant(time.Millisecond).WithHedging(policy.Hedging{Delay: time.Hour})
+	call := func() {
+		v, err := retry.HedgeValue(ctx, func(ctx context.Context) (context.Context, error) { return ctx, nil }, p)
+		require.NoError(t, err)
+		require.NoError(t, v.Err(), "the winner's context is live after the call")
+	}
+	for range 1000 {
+		call()
+	}
+	heap := func() int64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := heap()
+	const calls = 20_000
+	for range calls {
+		call()
+	}
+	grown := heap() - before
+	t.Logf("%d hedged calls on one context: heap %+d B", calls, grown)
+	require.Less(t, grown, int64(calls*20))
 }
