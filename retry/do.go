@@ -45,10 +45,10 @@ var (
 // times (no deadline, time limit, hooks or stable-run reset rule) does not
 // read the clock for itself; its Elapsed is 0.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
-	if first(ctx, fn != nil, p, opts) {
+	if g, ok := first(ctx, fn != nil, p, opts); ok {
 		err := fn(ctx)
 		if err == nil {
-			if g := p.Settings().Guard; g != nil {
+			if g != nil {
 				g.Record(false, policy.Succeeded)
 			}
 			return nil
@@ -65,16 +65,17 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 // is set up: it has no options, a function, a valid policy without an
 // attempt timeout, and nothing times it. Such a call, when it succeeds,
 // costs next to nothing; when it fails, the loop goes on from there.
-func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) bool {
+// It returns the policy's guard, to be told of a success.
+func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*policy.Guard, bool) {
 	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil {
-		return false
+		return nil, false
 	}
 	s := p.Settings()
 	if s.AttemptTimeout > 0 || s.MaxElapsed > 0 || s.Reset.AfterStableRun > 0 {
-		return false
+		return nil, false
 	}
 	_, deadline := ctx.Deadline()
-	return !deadline && ctx.Err() == nil
+	return s.Guard, !deadline && ctx.Err() == nil
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the
