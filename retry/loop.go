@@ -13,6 +13,11 @@ import (
 // than 10ms, so that a run that ends at once cannot spin: Loop makes at most
 // one run per 10ms, whatever the policy or a hint says.
 //
+// Loop always returns a non-nil error: fn's error as it is (without the
+// mark) after a [Permanent] error or one the policy does not retry; an
+// [*Error] matching ctx's error and the last run's error when ctx ends it;
+// one matching [ErrExhausted] when its limits do (below).
+//
 // The policy's reset rule decides when the back-off starts over at its first
 // delay: by default after a run that returned nil, the first run included;
 // with policy.ResetRule{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
@@ -33,9 +38,7 @@ import (
 // never held back.
 //
 // Each wait is reported to the hooks' OnRetry (with Err nil after a run that
-// succeeded, and StartedOver set when the back-off started over). When ctx ends
-// Loop, the error matches ctx's error and keeps the last run's error. Loop
-// always returns a non-nil error.
+// succeeded, and StartedOver set when the back-off started over).
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	return run(ctx, fn, p, opts, true)
 }
