@@ -31,63 +31,56 @@ const defaultMaxAttempts = 5
 var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 
 // Transport is an http.RoundTripper that retries requests through a base
-// RoundTripper under a policy. Build one with [New]; a zero Transport sends
-// through http.DefaultTransport (which keeps 2 idle connections per host,
-// where New's default base keeps 100) under policy.Default() bounded to 5
-// attempts, with no guard (New gives each Transport one). A
-// Transport is safe for concurrent use.
+// RoundTripper under a policy. Build one with [New]. A Transport is safe for
+// concurrent use. A zero Transport sends through http.DefaultTransport
+// (which keeps 2 idle connections per host, where New's default base keeps
+// 100) under policy.Default() bounded to 5 attempts, with no guard.
 //
-// By default it retries connection errors (refused, reset, EOF before a
-// response, and the base transport's own timeouts: dial, TLS handshake,
-// response headers, i/o) and the statuses 429, 502, 503 and 504, and only
-// for requests that are safe to repeat: GET, HEAD, OPTIONS, TRACE, PUT,
-// DELETE, or any request that carries a non-empty Idempotency-Key header. Whether the
-// caller gave up is decided from the request's context alone: once it is
-// done, nothing is retried. [WithRetryable] replaces that classification.
+// What is retried. Connection errors (refused, reset, EOF before a
+// response, the base transport's own timeouts) and the statuses 429, 502,
+// 503 and 504, for requests that are safe to repeat: GET, HEAD, OPTIONS,
+// TRACE, PUT, DELETE, or any request with a non-empty Idempotency-Key
+// header. Once the request's context is done, nothing is retried.
+// [WithRetryable] replaces this classification.
 //
-// A request body is sent again on each retry through Request.GetBody (set by
-// http.NewRequest for in-memory bodies). A request whose body cannot be
-// rewound is sent once and not retried: never half-empty. Whether a body
-// can be sent again is part of whether an outcome can be retried: without
-// hedging, it is rewound as soon as an attempt's outcome is one to retry,
-// before that response is released, even when the policy then allows no
-// further attempt. When GetBody fails, the outcome is final, as for a body
-// with no GetBody: the response comes back untouched (with a connection
-// error instead, the call returns it joined with GetBody's), no wait starts,
-// the guard is not asked, and OnDone hooks see GetBody's
-// error.
+// Request bodies. Each retry sends the body again from Request.GetBody (set
+// by http.NewRequest for in-memory bodies). A body that cannot be rewound
+// is sent once and not retried: never half-empty. The body is rewound as
+// soon as an attempt's outcome is one to retry, before its response is
+// released, so a GetBody that fails makes that outcome final, as for a body
+// with no GetBody: the response comes back untouched (a connection error
+// comes back joined with GetBody's), no wait starts, the guard is not
+// asked, and OnDone hooks see GetBody's error.
 //
-// A retried response is released before the wait that follows it: its body
-// is drained (up to 64 KiB, for at most one second of real time, whatever
-// the policy's clock) and closed, so that its
-// connection can serve other requests while this one waits, and only its
-// status is kept for the error. A body that is longer, or that stalls, is
-// closed unread, which drops that one connection. The final response is
-// returned untouched, with a nil error, even when its status would have been
-// retried: when the policy's limits (attempts, time, the guard), the
-// request's deadline or a too-long Retry-After end the call, the last
-// response is known to be the final one before anything is read from it,
-// and a RoundTripper that got a response reports it.
+// Responses. The final response comes back untouched, with a nil error,
+// even when its status would have been retried: when the policy's limits,
+// the guard, the request's deadline or a too-long Retry-After end the call;
+// [Err] then says why. A response that is retried is released before the
+// wait that follows it, so that its connection serves other requests
+// meanwhile: its body is drained (up to 64 KiB, for at most one second of
+// real time) and closed; a longer or stalled body is closed unread, which
+// drops that one connection. With a guard, which may hold the retry back
+// after the wait, the body is kept in memory instead (up to 64 KiB; see
+// [ErrBodyDropped]), so that the response can still be the final one.
 //
-// A Retry-After header, in seconds or as an HTTP-date, is honoured as a
-// server hint (see retry.After): as given, up to the policy's hint ceiling
+// Retry-After, in seconds or as an HTTP-date, is a server hint (see
+// retry.After): honoured as given, up to the policy's hint ceiling
 // (policy.Policy.WithMaxHint), its time limit and the request's deadline; a
 // Retry-After past any of them ends the call at once with the response.
-// Retry-After: 0 retries at once. One that is garbled, negative or a date in
-// the past falls back to the schedule.
+// Retry-After: 0 retries at once; one that is garbled, negative or in the
+// past falls back to the schedule.
 //
-// A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) bounds
-// the time each attempt may take to produce its response headers; an
+// Timeouts. A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout)
+// bounds how long each attempt may take to produce its response headers; an
 // attempt cut off by it is retried. It never cuts the body of the response
-// handed back. It follows the policy's clock as package retry does.
+// handed back, and it follows the policy's clock as package retry does. The
+// request's context governs everything: when it is done during a wait,
+// RoundTrip returns at once with an error that matches the context's error
+// and names the last response's status.
 //
 // With [WithHedging], a request that is safe to repeat and whose body can be
 // sent again also gets another attempt beside one that is slow to send its
 // response headers; the losers' responses are drained and closed.
-//
-// The request's context governs everything: when it is done during a wait,
-// RoundTrip returns at once with an error that matches the context's error
-// and names the last response's status.
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
