@@ -74,8 +74,8 @@ func (c *call) timed() bool {
 // retry; account for the outcome; work out the next wait; end if a limit
 // says so; wait; ask the guard; go again. A retry the guard denies is
 // waited out as if it had failed, and asked for again after the next wait.
-// The guard is asked after the wait, not before, so that an admitted retry
-// holds its token only while it runs.
+// The guard is asked after the wait, not before: when the retry would
+// start, with what the guard has learnt meanwhile.
 //
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
