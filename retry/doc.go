@@ -13,6 +13,24 @@
 // (stop now) and [After] (a server's hint of how long to wait); [Hooks]
 // observe it, and [SlogHooks] logs it.
 //
+// # The loop
+//
+// Every call runs the same steps, in this order, each a rule of its own:
+//
+//  1. make an attempt ([Hedge]: a round of attempts);
+//  2. end on success ([Loop]: go on), on a [Permanent] error or on one the
+//     policy does not retry;
+//  3. account for the outcome: tell the policy's guard, apply its reset rule;
+//  4. end if ctx is done;
+//  5. work out the wait: the schedule's delay, or the operation's hint
+//     ([After]); at least 10ms in Loop;
+//  6. end if a limit says so: the attempt limit, the hint ceiling, the time
+//     limit, ctx's deadline;
+//  7. wait;
+//  8. ask the guard: if it admits the retry, go to 1; if not, the denied
+//     retry uses up its attempt (not in Loop) and the call goes to 5, or
+//     ends with [ErrThrottled] when it was the last.
+//
 // # Bad input
 //
 // A nil context or function or an invalid policy is an error matching
