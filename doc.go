@@ -16,8 +16,8 @@
 //     All the state of a call lives on its stack.
 //   - package policy describes how to retry as an immutable value: the
 //     schedule, its cap and jitter, attempt and time limits, which errors to
-//     retry, when to start over, a shared retry budget and which clock to
-//     read. Every With… method returns a copy, so one policy is shared
+//     retry, when to start over, a shared guard that admits retries while
+//     they pay off, and which clock to read. Every With… method returns a copy, so one policy is shared
 //     safely by any number of goroutines. Policies also read from text, JSON
 //     and flags.
 //   - package backoff computes delays: closed-form schedules with saturating
@@ -50,9 +50,9 @@
 //   - a *retry.Error matching the context's error and the last error, at once
 //     when the context is done, and without waiting when the next wait would
 //     end after the context's deadline;
-//   - a *retry.Error matching retry.ErrThrottled, at once, when a shared
-//     retry budget is spent or a shared policy.Guard denies the retry
-//     because failures dominate (the guard against retry storms);
+//   - a *retry.Error matching retry.ErrThrottled and the last error when the
+//     call runs out of attempts or time while its policy.Guard holds its
+//     retries back (a denied retry is waited out, not the end of the call);
 //   - an error matching retry.ErrInvalid (and policy.ErrInvalid) before
 //     anything runs, for a nonsensical policy, a nil function or a nil
 //     context.
