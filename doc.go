@@ -53,6 +53,10 @@
 //   - a *retry.Error matching retry.ErrThrottled and the last error when the
 //     call runs out of attempts or time while its policy.Guard holds its
 //     retries back (a denied retry is waited out, not the end of the call);
+//   - a *retry.Error matching retry.ErrHintTooLong and the last error, at
+//     once, when the operation's hint (retry.After, a Retry-After) asks for a
+//     wait above the policy's hint ceiling, past the time limit or past the
+//     deadline;
 //   - an error matching retry.ErrInvalid (and policy.ErrInvalid) before
 //     anything runs, for a nonsensical policy, a nil function or a nil
 //     context.

@@ -1,7 +1,7 @@
 // Command errgroup fans out over many items with retries: a real errgroup
 // with a concurrency limit, a loopback HTTP server that fails at random, and
-// a retry budget shared by every task so that a struggling server is not
-// buried under retries.
+// a guard shared by every task so that a struggling server is not buried
+// under retries.
 //
 //	go run ./examples/errgroup
 package main
