@@ -120,7 +120,7 @@ func ExamplePolicy_WithResetRule() {
 
 func ExampleNewGuard() {
 	// One guard per dependency, shared by every policy that calls it.
-	inventory := policy.NewGuard(4, 0.5)
+	inventory := policy.NewGuard(4, 1)
 	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(inventory)
 	fmt.Println(inventory)
 
@@ -135,25 +135,23 @@ func ExampleNewGuard() {
 		}, p)
 		fmt.Printf("attempts %d, throttled %v, tokens left %v\n", attempts, errors.Is(err, retry.ErrThrottled), inventory.Tokens())
 	}
-	// The dependency is down: each retry that fails keeps the token it
-	// took, until none is left. Then one retry a second goes through as a
-	// probe, and the others are held back.
+	// The dependency is down: a first try that fails takes half the ratio,
+	// a retry that fails a whole token, until none is left. Then one retry
+	// a second goes through as a probe, and the others are held back.
 	call(true)
 	call(true)
 	call(true)
-	call(true)
-	// It is back: each success adds half a token, and a failed attempt may
-	// be retried again once a whole one is there.
+	// It is back: each success adds the ratio, and a failed attempt may be
+	// retried again once a whole token is there.
 	call(false)
 	call(false)
 	call(true)
 	// Output:
-	// guard 4 tokens ratio 0.5
-	// attempts 3, throttled false, tokens left 2
+	// guard 4 tokens ratio 1
+	// attempts 3, throttled false, tokens left 1.5
 	// attempts 3, throttled false, tokens left 0
-	// attempts 2, throttled true, tokens left 0
 	// attempts 1, throttled true, tokens left 0
-	// attempts 1, throttled false, tokens left 0.5
 	// attempts 1, throttled false, tokens left 1
-	// attempts 2, throttled true, tokens left 0
+	// attempts 1, throttled false, tokens left 2
+	// attempts 2, throttled true, tokens left 0.5
 }

@@ -29,10 +29,12 @@ const probeEvery = time.Second
 // The rule: a retry may start while a whole token is left. A retry that
 // fails takes a token; an attempt that shows overload (it timed out, or
 // the dependency asked for a pause) takes one more, first tries included;
-// every success, first tries included, adds ratio tokens, up to the
-// capacity. Retries that succeed cost nothing, however many there are, and
-// a first try that fails fast takes nothing: it is not load the retries
-// made.
+// a first try that fails fast takes half the ratio; every success, first
+// tries included, adds the ratio, up to the capacity. Retries that succeed
+// cost nothing, however many there are, and first tries close the guard
+// only when more than two in three fail: a burst of calls that all fail at
+// once leaves no token for their retries, while a burst that mostly
+// succeeds keeps them.
 //
 // When no token is left, one retry a second still goes through, as a probe:
 // when it succeeds, its ratio comes back and the retries of every waiting
@@ -40,11 +42,12 @@ const probeEvery = time.Second
 // back-off delay and asks again, and only a call that runs out of attempts
 // or time while denied ends, with retry.ErrThrottled.
 //
-// So a dependency that is down gets the first tries, about capacity
+// So a dependency that is down gets the first tries, at most capacity
 // retries and one probe a second, however many calls wait; one that fails
-// part of its attempts at random keeps its retries as long as ratio ×
-// successes make up for the retries that fail; and an overloaded one sees
-// its retries stop while more than one first try in 1 + 1/ratio times out.
+// part of its attempts at random keeps its retries as long as the ratio of
+// its successes makes up for what failures take (NewGuard(50, 1): up to
+// about half its attempts failing); and an overloaded one sees its retries
+// stop while more than one first try in 1 + 1/ratio times out.
 //
 // A Guard is safe for concurrent use, its methods do not allocate, and it
 // reads no clock: the time is passed in. Its zero value admits nothing but
@@ -87,7 +90,8 @@ type Outcome int
 const (
 	// Succeeded: the dependency served the attempt.
 	Succeeded Outcome = iota
-	// Failed: the attempt failed fast (a refused connection, a 502).
+	// Failed: the attempt failed fast (a refused connection, a 502): a
+	// retry's costs a token, a first try's half the ratio.
 	Failed
 	// Overloaded: the attempt timed out, or the dependency asked for a
 	// pause (a 429, or a 503 with Retry-After).
@@ -126,6 +130,8 @@ func (g *Guard) Record(extra bool, o Outcome) {
 		g.add(-2*guardScale, 0)
 	case o == Overloaded, o == Failed && extra:
 		g.add(-guardScale, 0)
+	case o == Failed:
+		g.add(-g.refill/2, 0)
 	}
 }
 

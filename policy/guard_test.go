@@ -49,12 +49,22 @@ func TestGuardRetriesThatSucceedCostNothing(t *testing.T) {
 	require.Equal(t, 10.0, g.Tokens())
 }
 
-func TestGuardFirstTriesFailingFastCostNothing(t *testing.T) {
+func TestGuardFirstTriesFailingFastCostHalfTheRatio(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
-	for range 1000 {
+	for range 4 {
 		g.Record(false, policy.Failed)
 	}
-	require.Equal(t, 10.0, g.Tokens(), "a first try's fast failure is not load the retries made")
+	require.Equal(t, 9.0, g.Tokens())
+	for range 1000 { // two in three fail: the guard holds
+		g.Record(false, policy.Failed)
+		g.Record(false, policy.Failed)
+		g.Record(false, policy.Succeeded)
+	}
+	require.InDelta(t, 9.0, g.Tokens(), 1e-9, "two failures in three make up for the success between them")
+	for range 100 { // a burst of first tries that all fail leaves nothing for their retries
+		g.Record(false, policy.Failed)
+	}
+	require.Zero(t, g.Tokens())
 }
 
 func TestGuardOverloadTakesATokenFirstTriesIncluded(t *testing.T) {
@@ -113,12 +123,11 @@ func TestGuardHedgesTakeATokenAndStopAtNineTenths(t *testing.T) {
 }
 
 // A dependency failing attempts at random, retried up to 4 attempts: the
-// guard of NewGuard(10, 0.5) never runs dry up to half the attempts
-// failing, since the retries that fail are paid for by the ratio of every
-// success.
+// guard of NewGuard(50, 1) keeps the retries of sequential calls up to half
+// the attempts failing, since its successes make up for the failures.
 func TestGuardKeepsRetriesUnderIndependentFailures(t *testing.T) {
-	for _, rate := range []float64{0.1, 0.2, 0.3, 0.4} {
-		g := policy.NewGuard(10, 0.5)
+	for _, rate := range []float64{0.1, 0.2, 0.3, 0.4, 0.5} {
+		g := policy.NewGuard(50, 1)
 		denied := 0
 		state := uint64(1)
 		fails := func() bool {
@@ -260,6 +269,9 @@ func FuzzGuard(f *testing.F) {
 		if !valid {
 			ratio = 0
 		}
+		// The guard counts in millionths of a token.
+		ratio = math.Round(ratio*1e6) / 1e6
+		half := math.Floor(ratio*1e6/2) / 1e6
 		want := capacity
 		now, lastProbe := t0, time.Time{}
 		for _, op := range ops {
@@ -288,9 +300,9 @@ func FuzzGuard(f *testing.F) {
 					want = max(want-1, 0)
 				}
 			case 3:
-				line := math.Floor(capacity*1e6/10) * 9 / 1e6
+				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				got := g.AllowHedge()
-				if got != (had-1 >= line-1e-6) {
+				if got != (math.Round(had*1e6)-1e6 >= math.Round(line*1e6)) {
 					t.Fatalf("AllowHedge() = %v with %v of %v tokens", got, had, capacity)
 				}
 				if got {
@@ -298,12 +310,14 @@ func FuzzGuard(f *testing.F) {
 				}
 			case 4:
 				g.Record(extra, policy.Slow)
-				line := math.Floor(capacity*1e6/10) * 9 / 1e6
+				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				want = max(min(want+ratio, line), want)
 			case 5:
 				g.Record(extra, policy.Failed)
 				if extra {
 					want = max(want-1, 0)
+				} else {
+					want = max(want-half, 0)
 				}
 			}
 			got := g.Tokens()

@@ -20,8 +20,8 @@ const maxHedgeInFlight = 10
 // and the others are cancelled through their contexts.
 //
 // Every hedge counts against the policy's attempt limit, and takes a token
-// from its guard, which admits hedges only while it is more than half full
-// ([Guard.AllowHedge]): hedges that never win stop, so hedging cannot feed
+// from its guard, which admits hedges only while it is above nine tenths
+// full ([Guard.AllowHedge]): hedges that never win stop, so hedging cannot feed
 // an overload. Hedge only operations that are safe to run twice at once:
 // reads, idempotent writes.
 //

@@ -23,8 +23,10 @@ var (
 //     or time limit ends the call; Do never starts a wait that would end past
 //     the time limit, it gives up then and there;
 //   - an [*Error] matching [ErrThrottled] and the last error when the call
-//     runs out of attempts or time while the policy's guard holds its
-//     retries back (a denied retry is waited out, not the end of the call);
+//     reaches its attempt or time limit while the policy's guard holds its
+//     retries back: a denied retry is waited out and asked for again after
+//     the next wait, not the end of the call, but it uses up the attempt it
+//     replaced (ctx's deadline gives the context's error, as always);
 //   - an [*Error] matching [ErrHintTooLong] and the last error, at once, when
 //     fn's hint ([After]) asks for a wait above the policy's hint ceiling,
 //     past the time limit or past ctx's deadline;

@@ -20,7 +20,11 @@ var ErrThrottled = errors.New("retry: retries throttled")
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
 // still live (see policy.Policy.WithAttemptTimeout). Such attempts are
-// retried; if the call then ends, its *Error's Last matches it.
+// retried; if the call then ends, its *Error's Last matches it. The
+// attempt's error is its own context's, so it matches
+// context.DeadlineExceeded too: to tell a call's deadline from its
+// attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask the
+// call's context.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
 // ErrInvalid is matched by the error [Do] returns, before anything runs, when

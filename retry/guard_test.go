@@ -27,12 +27,12 @@ func TestGuardLearnsEveryAttempt(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	p := policy.Constant(0).WithGuard(g)
 	require.NoError(t, retry.Do(context.Background(), fails(3, errFlaky).op, p))
-	require.Equal(t, 10-2+0.5, g.Tokens(), "two retries that failed, one that succeeded, and its success")
+	require.Equal(t, 10-0.25-2+0.5, g.Tokens(), "a first try that failed (half the ratio), two retries that failed, one that succeeded")
 	require.NoError(t, retry.Do(context.Background(), fails(0, nil).op, p), "a first-try success")
-	require.Equal(t, 9.0, g.Tokens())
+	require.Equal(t, 8.75, g.Tokens())
 	_, err := retry.DoValue(context.Background(), func(context.Context) (int, error) { return 0, errFlaky }, p.WithMaxAttempts(2))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Equal(t, 8.0, g.Tokens(), "the last retry's failure keeps its token")
+	require.Equal(t, 7.5, g.Tokens(), "the last retry's failure takes its token")
 }
 
 // A denied retry is waited out, not the end of the call: the call asks

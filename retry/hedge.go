@@ -30,12 +30,12 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // hedge in its round.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only while the guard is more than half full
+// guard, a hedge starts only while the guard is above nine tenths full
 // (policy.Guard.AllowHedge), and a hedge that loses keeps the token it took:
 // hedges that never win stop. An attempt that succeeds only after the hedge
-// delay adds nothing to the guard (policy.Slow), so a dependency that slows
-// down as a whole stops getting hedges, while retries of real failures go
-// on. No hedge is started whose delay would end after ctx's deadline or past
+// delay adds nothing above that line (policy.Slow), so a dependency that
+// slows down as a whole stops getting hedges, while retries of real
+// failures go on. No hedge is started whose delay would end after ctx's deadline or past
 // the policy's time limit. The hedge delay is not jittered. With a
 // policy.Latency, the latency of every successful attempt, measured on the
 // policy's clock, is given to it.

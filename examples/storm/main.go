@@ -75,9 +75,9 @@ var goal = map[string]string{
 	"partial 33%":     "≥ plain − 0.5 pp",
 	"partial 40%":     "≥ plain − 1 pp",
 	"blip":            "≤ plain's losses",
-	"fleet outage":    "100%, p99 ≤ plain's",
-	"down":            "≤ 1.1 att/call + 55",
-	"down by timeout": "≤ 1.1 att/call + 55",
+	"fleet outage":    "100%, p99 ≤ plain + 10%",
+	"down":            "≤ 1.1 att/call",
+	"down by timeout": "≤ 1.1 att/call",
 }
 
 func main() {

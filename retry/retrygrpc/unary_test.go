@@ -331,13 +331,14 @@ func TestGuardPerConnection(t *testing.T) {
 	dead := &health{steps: []step{{code: codes.Unavailable}}}
 	deadGuard := policy.NewGuard(4, 0.5)
 	a, _ := unary(t, dead, p.WithGuard(deadGuard))
-	// 4 tokens, a retry that fails keeps its token: 3 attempts twice, then
-	// 2 (the guard's probe of this second), then one per call.
+	// 4 tokens: a first try that fails takes half the ratio, a retry that
+	// fails a token. 3 attempts twice (the second's last retry is the
+	// guard's probe of this second), then one per call.
 	var err error
 	for range 4 {
 		_, err = a.Check(t.Context(), req)
 	}
-	require.Equal(t, 3+3+2+1, dead.count())
+	require.Equal(t, 3+3+1+1, dead.count())
 	require.ErrorIs(t, err, retry.ErrThrottled)
 	require.Equal(t, codes.Unavailable, status.Code(err))
 

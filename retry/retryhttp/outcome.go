@@ -15,7 +15,9 @@ import (
 // back, retry.ErrExhausted when the policy's limits ended them,
 // retry.ErrHintTooLong when the server's Retry-After was too long, or
 // context.DeadlineExceeded when the next wait would have passed the
-// request's deadline. It returns nil for any other response: one that was
+// request's deadline. Its Last is the last attempt's error: an attempt cut
+// off by the policy's per-attempt timeout matches retry.ErrAttemptTimeout,
+// and context.DeadlineExceeded too, as in package retry. It returns nil for any other response: one that was
 // not to be retried, or that no Transport returned.
 func Err(resp *http.Response) error {
 	if resp == nil {

@@ -41,7 +41,10 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // 503 and 504, for requests that are safe to repeat: GET, HEAD, OPTIONS,
 // TRACE, PUT, DELETE, or any request with a non-empty Idempotency-Key
 // header. Once the request's context is done, nothing is retried.
-// [WithRetryable] replaces this classification.
+// [WithRetryable] replaces this classification. The base transport may
+// send a request again on its own: net/http does, for an idempotent request
+// whose reused connection is reset before any response, and the policy's
+// attempts do not count that.
 //
 // Request bodies. Each retry sends the body again from Request.GetBody (set
 // by http.NewRequest for in-memory bodies). A body that cannot be rewound
@@ -330,6 +333,12 @@ func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 
 // attempt makes one attempt and classifies its result for the retry loop.
 func (c *call) attempt(context.Context) (*http.Response, error) {
+	if c.held != nil {
+		// A response kept through the wait (see onRetry): this attempt's
+		// outcome replaces it as the final one.
+		release(c.held)
+		c.held = nil
+	}
 	r := c.req
 	if c.n > 0 {
 		r, c.next = c.next, nil

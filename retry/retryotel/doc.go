@@ -18,7 +18,7 @@
 // What hooks cannot tell, a Recorder does not record: hooks are told of a
 // retry before its wait and of the call's end, not of each attempt's start
 // and end, so there is no span per attempt (wrap the operation, or give
-// retryhttp an instrumented base RoundTripper, for those); and the events
-// carry no identity of the call, so each wait is recorded as it starts
-// rather than summed per call.
+// retryhttp an instrumented base RoundTripper, for those). The time a call
+// waited comes from its end (retry.DoneEvent.Waited), as one measurement
+// per call.
 package retryotel

@@ -183,8 +183,10 @@ func TestMetrics(t *testing.T) {
 				p := tt.p
 				if tt.drain {
 					g := policy.NewGuard(2, 0.5)
-					for g.Allow(time.Now()) {
+					for g.Tokens() >= 1 {
+						g.Record(true, policy.Failed) // retries that failed
 					}
+					g.Allow(time.Now()) // the probe of this second
 					p = p.WithGuard(g)
 				}
 				err := retry.Do(ctx, tt.op, p, retry.WithHooks(rec.Hooks()))

@@ -94,8 +94,10 @@ func TestSpanEventsOfRetriesHeldBack(t *testing.T) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 		ctx, span := tp.Tracer("test").Start(t.Context(), "charge")
 		g := policy.NewGuard(2, 0.5)
-		for g.Allow(time.Now()) {
+		for g.Tokens() >= 1 {
+			g.Record(true, policy.Failed) // retries that failed
 		}
+		g.Allow(time.Now()) // the probe of this second
 		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).WithGuard(g)
 		err := retry.Do(ctx, failing(-1), p, retry.WithHooks(rec.Hooks()))
 		require.ErrorIs(t, err, retry.ErrThrottled)

@@ -31,7 +31,8 @@ import (
 // Admission: when the policy has a guard (policy.Policy.WithGuard), a retry
 // (a run whose Attempt is above 1: River counts failed runs, not snoozed
 // ones, so a job back from a hint's snooze runs as it was asked to) runs
-// only if the guard admits it, which takes one of its tokens; otherwise the job is snoozed for the back-off delay of its
+// only if the guard admits it (while a token is left; see policy.Guard);
+// otherwise the job is snoozed for the back-off delay of its
 // attempt, as a failure would have been, but never less than a second, and
 // asks again then. A guard with no token left still admits one retry a
 // second, as a probe, so held-back jobs follow as soon as the dependency is
