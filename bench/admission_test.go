@@ -1,0 +1,236 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/internal/storm"
+)
+
+// figure is what a scenario's row shows, and which goal it is held to.
+type figure int
+
+const (
+	recovery figure = iota // time to recover after the trouble ends
+	success                // calls that succeed
+	lost                   // calls lost
+	fleet                  // calls that succeed, and the p99 of their end after the outage
+	perCall                // attempts per call
+)
+
+type admissionScenario struct {
+	s      storm.Scenario
+	figure figure
+	end    time.Duration // recovery: when the trouble ends
+}
+
+// admissionScenarios returns the scenarios of internal/storm, as
+// examples/storm shows them.
+func admissionScenarios() []admissionScenario {
+	st, ov := storm.Storm(), storm.Overload()
+	list := []admissionScenario{
+		{s: st, figure: recovery, end: st.StallAt + st.Stall},
+		{s: ov, figure: recovery, end: ov.SlowAt + ov.SlowOf},
+		{s: storm.Sporadic(), figure: success},
+	}
+	for _, rate := range []float64{0.2, 0.3, 1.0 / 3, 0.4} {
+		list = append(list, admissionScenario{s: storm.Partial(rate), figure: success})
+	}
+	return append(list,
+		admissionScenario{s: storm.Blip(), figure: lost},
+		admissionScenario{s: storm.FleetOutage(), figure: fleet},
+		admissionScenario{s: storm.Down(storm.FastOutage), figure: perCall},
+		admissionScenario{s: storm.Down(storm.SlowOutage), figure: perCall},
+	)
+}
+
+// TestAdmissionScenarios runs every scenario of internal/storm with every
+// client of admissionClients, each inside testing/synctest's bubble through
+// storm.RunRealThrough, prints the table of BENCHMARKS.md (go test -run
+// TestAdmissionScenarios -v), and checks the guard's goals against the best
+// plain-retrying peer of the same run.
+func TestAdmissionScenarios(t *testing.T) {
+	if raceEnabled {
+		t.Skip("99 runs of 32,000 calls: minutes under the race detector; run without -race")
+	}
+	scenarios, clients := admissionScenarios(), admissionClients()
+	results := make([][][]storm.Result, len(scenarios)) // by scenario, client, run
+	t.Run("run", func(t *testing.T) {
+		for i, sc := range scenarios {
+			s, sp := sc.s, specOf(sc.s)
+			base := storm.Retrying()
+			if s.Policy != nil {
+				base = s.Policy()
+			}
+			require.Equal(t, base.String(), sp.policy().String(), "%s: the peers' policy", s.Name)
+			results[i] = make([][]storm.Result, len(clients))
+			for j, c := range clients {
+				t.Run(s.Name+"/"+c.name, func(t *testing.T) {
+					t.Parallel()
+					for range sc.runs() {
+						synctest.Test(t, func(t *testing.T) {
+							call := c.new(s, sp)
+							results[i][j] = append(results[i][j], storm.RunRealThrough(s, func(_ int, attempt func(context.Context) error) bool {
+								return call(context.Background(), attempt) == nil
+							}))
+						})
+					}
+				})
+			}
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	if testing.Verbose() {
+		fmt.Print(admissionTable(scenarios, clients, results))
+	}
+	for i, sc := range scenarios {
+		t.Run("goal/"+sc.s.Name, func(t *testing.T) { checkAdmissionGoal(t, sc, clients, results[i]) })
+	}
+}
+
+// guardRow is the index of retrykit's guard among admissionClients.
+const guardRow = 2
+
+// fleetRuns is how many times the fleet outage runs for each client: one
+// run's p99 is the 10th latest of 1,000 calls, which jitter moves by
+// ±0.15 s from run to run, so the table and the goal take the median of a
+// few (a fleet run is cheap).
+const fleetRuns = 5
+
+func (sc admissionScenario) runs() int {
+	if sc.figure == fleet {
+		return fleetRuns
+	}
+	return 1
+}
+
+// fleetP99 returns the median over runs of the 99th percentile of the
+// calls' end after the outage.
+func fleetP99(runs []storm.Result) time.Duration {
+	p := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		p[i] = r.EndQuantile(0.99, storm.FleetDown)
+	}
+	slices.Sort(p)
+	return p[len(p)/2]
+}
+
+// fleetSlack is how much later than the best peer's the guard's p99 after
+// the fleet outage may be. The four peers draw the same full jitter, and
+// the best of four medians picks the low end of their spread (over 20 runs
+// each, one run's p99 was 4.29 to 4.61 s for every peer). The guard's is
+// also later in fact, by about 0.1 s (a median of 4.56 s against 4.43 to
+// 4.52 s over 20 runs): a call that asks between the end of the outage and
+// the first probe that succeeds is denied and waits one more delay.
+// BENCHMARKS.md says so; 10 % is the margin of internal/storm's own check
+// of the guard against plain retries, and the goal's "no worse" does not
+// hold without it.
+const fleetSlack = 0.10
+
+// blipSlack is how many more calls than the best peer's the guard may lose
+// to the blip. With full jitter a call is lost when its three retries all
+// land in the 60 ms blip, which happens by luck to any client: over 40 runs
+// each, plain retries lost one call in one run, the guard one call in four
+// runs (and cenkalti one in 12 runs), never two, while the best of four
+// peers lost none in nearly every run. The goal's "no more" holds on
+// average within that luck, not in every run; BENCHMARKS.md says so.
+const blipSlack = 1
+
+// checkAdmissionGoal holds the guard's row of one scenario to its goal.
+func checkAdmissionGoal(t *testing.T, sc admissionScenario, clients []admissionClient, rs [][]storm.Result) {
+	g := rs[guardRow][0]
+	var peers [][]storm.Result
+	for j, c := range clients {
+		if c.peer {
+			peers = append(peers, rs[j])
+		}
+	}
+	require.Len(t, peers, 4)
+	switch sc.figure {
+	case recovery:
+		base, ok := rs[0][0].Recovered(sc.end, 0.95)
+		require.True(t, ok, "the client that never retries recovers")
+		after, ok := g.Recovered(sc.end, 0.95)
+		require.True(t, ok, "the guard never recovers: %v", g.Goodput)
+		require.LessOrEqual(t, after, base+time.Second, "recovery beside the client that never retries")
+	case success:
+		if sc.s.FailRate == 0.1 {
+			require.GreaterOrEqual(t, g.Success(), 0.999)
+			return
+		}
+		best := slices.MaxFunc(peers, func(a, b []storm.Result) int { return a[0].Succeeded - b[0].Succeeded })[0]
+		slack := 0.005
+		if sc.s.FailRate == 0.4 {
+			slack = 0.01
+		}
+		require.GreaterOrEqual(t, g.Success(), best.Success()-slack, "beside the best peer")
+	case lost:
+		best := slices.MinFunc(peers, func(a, b []storm.Result) int { return a[0].Lost() - b[0].Lost() })[0]
+		require.LessOrEqual(t, g.Lost(), best.Lost()+blipSlack, "beside the best peer")
+	case fleet:
+		for _, r := range rs[guardRow] {
+			require.Equal(t, 1.0, r.Success())
+		}
+		best := fleetP99(slices.MinFunc(peers, func(a, b []storm.Result) int { return int(fleetP99(a) - fleetP99(b)) }))
+		gp := fleetP99(rs[guardRow])
+		t.Logf("p99 after the outage, median of %d runs: guard %v, best peer %v", fleetRuns, gp, best)
+		require.LessOrEqual(t, float64(gp), (1+fleetSlack)*float64(best), "p99 after the outage beside the best peer")
+	case perCall:
+		// The constant: the guard's 10 tokens, a probe a second, and 5 to
+		// spare.
+		constant := 10 + sc.s.Duration.Seconds() + 5
+		require.LessOrEqual(t, float64(g.Attempts), 1.1*float64(g.Calls)+constant)
+	}
+}
+
+// admissionTable returns the scenarios as rows and the clients as columns,
+// in Markdown.
+func admissionTable(scenarios []admissionScenario, clients []admissionClient, results [][][]storm.Result) string {
+	var b strings.Builder
+	b.WriteString("| scenario |")
+	for _, c := range clients {
+		fmt.Fprintf(&b, " %s |", c.name)
+	}
+	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(clients)) + "\n")
+	for i, sc := range scenarios {
+		fmt.Fprintf(&b, "| %s |", sc.s.Name)
+		for _, runs := range results[i] {
+			fmt.Fprintf(&b, " %s |", cell(sc, runs))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// cell returns one client's runs of a scenario as the scenario's figure.
+func cell(sc admissionScenario, runs []storm.Result) string {
+	r := runs[0]
+	switch sc.figure {
+	case recovery:
+		if after, ok := r.Recovered(sc.end, 0.95); ok {
+			return after.String()
+		}
+		return "never"
+	case success:
+		return fmt.Sprintf("%.2f%%", 100*r.Success())
+	case lost:
+		return fmt.Sprintf("%d lost", r.Lost())
+	case fleet:
+		worst := slices.MinFunc(runs, func(a, b storm.Result) int { return a.Succeeded - b.Succeeded })
+		if worst.Succeeded == 0 {
+			return "0%"
+		}
+		return fmt.Sprintf("%.1f%%, p99 %v", 100*worst.Success(), fleetP99(runs).Round(10*time.Millisecond))
+	default:
+		return fmt.Sprintf("%.4f att/call", r.Amplification())
+	}
+}
