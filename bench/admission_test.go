@@ -229,7 +229,7 @@ func cell(sc admissionScenario, runs []storm.Result) string {
 		if worst.Succeeded == 0 {
 			return "0%"
 		}
-		return fmt.Sprintf("%.1f%%, p99 %v", 100*worst.Success(), fleetP99(runs).Round(10*time.Millisecond))
+		return fmt.Sprintf("%.1f%%, p99 %.2fs", 100*worst.Success(), fleetP99(runs).Seconds())
 	default:
 		return fmt.Sprintf("%.4f att/call", r.Amplification())
 	}
