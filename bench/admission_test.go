@@ -58,7 +58,7 @@ func admissionScenarios() []admissionScenario {
 // plain-retrying peer of the same run.
 func TestAdmissionScenarios(t *testing.T) {
 	if raceEnabled {
-		t.Skip("99 runs of 32,000 calls: minutes under the race detector; run without -race")
+		t.Skip("every scenario with every client takes minutes under the race detector: run without -race")
 	}
 	scenarios, clients := admissionScenarios(), admissionClients()
 	results := make([][][]storm.Result, len(scenarios)) // by scenario, client, run
