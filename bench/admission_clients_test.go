@@ -77,6 +77,8 @@ type admissionClient struct {
 	name string
 	// peer: a plain-retrying peer, one of those the goals compare with.
 	peer bool
+	// goal: the client held to the goals, retrykit's default guard.
+	goal bool
 	new  func(s storm.Scenario, sp spec) caller
 }
 
@@ -96,12 +98,14 @@ func through(change func(policy.Policy) policy.Policy) func(storm.Scenario, spec
 }
 
 // admissionClients returns the clients compared: retrykit without retries,
-// with plain retries and with its guard; the four plain-retrying peers; and
-// failsafe-go's two ways of holding retries back.
+// with plain retries, with its default guard (storm.Guarded) and with the
+// guard that was the default before, NewGuard(10, 0.5); the four
+// plain-retrying peers; and failsafe-go's two ways of holding retries back.
 func admissionClients() []admissionClient {
 	return []admissionClient{
 		{name: "no retry", new: through(func(p policy.Policy) policy.Policy { return p.WithMaxAttempts(1) })},
 		{name: "retrykit plain", new: through(func(p policy.Policy) policy.Policy { return p })},
+		{name: "retrykit " + storm.Guarded().Name, goal: true, new: through(storm.Guarded().New)},
 		{name: "retrykit NewGuard(10, 0.5)", new: through(func(p policy.Policy) policy.Policy {
 			return p.WithGuard(policy.NewGuard(10, 0.5))
 		})},
