@@ -116,30 +116,29 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 func initValue[T any](c *call, ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option, hedge bool) (func(T), error) {
 	o := collect(opts)
 	discard, ok := o.discard.(func(T))
-	var bad error
+	return discard, c.init(ctx, p, o.hooks, false, refusal(fn == nil, o.discard != nil && !ok, hedge, p))
+}
+
+// refusal returns why a call is refused before anything runs, or nil: a
+// nil fn, a DiscardValue it cannot take, a policy without hedging given to
+// Hedge or HedgeValue.
+func refusal(noFn, badDiscard, hedge bool, p policy.Policy) error {
 	switch {
-	case fn == nil:
-		bad = errNilFunction
-	case o.discard != nil && !ok:
-		bad = errDiscardType
+	case noFn:
+		return errNilFunction
+	case badDiscard:
+		return errDiscardType
 	case hedge && unhedged(p):
-		bad = errNoHedge
+		return errNoHedge
 	}
-	return discard, c.init(ctx, p, o.hooks, false, bad)
+	return nil
 }
 
 // run runs a Do call (loop false) or a Loop call (loop true).
 func run(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
-	var bad error
-	switch {
-	case fn == nil:
-		bad = errNilFunction
-	case o.discard != nil:
-		bad = errDiscardType
-	}
 	var c call
-	if err := c.init(ctx, p, o.hooks, loop, bad); err != nil {
+	if err := c.init(ctx, p, o.hooks, loop, refusal(fn == nil, o.discard != nil, false, p)); err != nil {
 		return err
 	}
 	return c.run(fn)

@@ -47,17 +47,8 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
-	var bad error
-	switch {
-	case fn == nil:
-		bad = errNilFunction
-	case o.discard != nil:
-		bad = errDiscardType
-	case unhedged(p):
-		bad = errNoHedge
-	}
 	var c call
-	if err := c.init(ctx, p, o.hooks, false, bad); err != nil {
+	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, o.discard != nil, true, p)); err != nil {
 		return err
 	}
 	c.hedge = newHedger(&c, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
