@@ -76,6 +76,9 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 	if s.AttemptTimeout > 0 || s.MaxElapsed > 0 || s.Reset.AfterStableRun > 0 {
 		return nil, false
 	}
+	if ctx.Done() == nil { // a context that is never done has no deadline either
+		return s.Guard, true
+	}
 	_, deadline := ctx.Deadline()
 	return s.Guard, !deadline && ctx.Err() == nil
 }
