@@ -96,9 +96,10 @@ func TestMiddlewareLeavesLimitsToRiver(t *testing.T) {
 }
 
 func TestMiddlewareAdmission(t *testing.T) {
-	// A guard of one token: a retry takes it, a retry that succeeds gives it
-	// back, and every success adds one (up to the one).
-	g := policy.NewGuard(1, 1)
+	// A guard of two tokens: a first try that fails fast takes half the
+	// ratio, a retry that fails a whole token, and every success adds one
+	// (up to the two).
+	g := policy.NewGuard(2, 1)
 	p := policy.Exponential(time.Second).WithGuard(g)
 	m := newMiddleware(t, p)
 	now := epoch
@@ -108,11 +109,11 @@ func TestMiddlewareAdmission(t *testing.T) {
 	out, ran := work(m, job(1), errDown)
 	require.True(t, ran)
 	require.Equal(t, errDown, out)
-	require.Equal(t, 1.0, g.Tokens(), "a first try that fails fast takes nothing")
+	require.Equal(t, 1.5, g.Tokens(), "a first try that fails fast takes half the ratio")
 	out, ran = work(m, job(2), errDown)
 	require.True(t, ran, "a retry with a token left")
 	require.Equal(t, errDown, out)
-	require.Zero(t, g.Tokens(), "a retry that failed keeps its token")
+	require.Equal(t, 0.5, g.Tokens(), "a retry that failed takes a token")
 
 	// No token left: one retry a second runs, as a probe; the others are
 	// snoozed for their attempt's back-off instead of running.
@@ -141,13 +142,14 @@ func TestMiddlewareAdmission(t *testing.T) {
 	require.Equal(t, 1.0, g.Tokens())
 	_, ran = work(m, job(2), nil)
 	require.True(t, ran)
+	require.Equal(t, 2.0, g.Tokens())
 
 	// A hint is an overload and takes a token, first tries included; a
 	// cancelled job is no news.
 	_, _ = work(m, job(1), retry.Permanent(errBadArg))
-	require.Equal(t, 1.0, g.Tokens())
+	require.Equal(t, 2.0, g.Tokens())
 	_, _ = work(m, job(1), retry.After(time.Second, errDown))
-	require.Zero(t, g.Tokens())
+	require.Equal(t, 1.0, g.Tokens())
 }
 
 func TestMiddlewareContextEnded(t *testing.T) {
