@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -374,4 +375,29 @@ func TestAttemptTimeoutBoundsASingleAttempt(t *testing.T) {
 	err = <-done
 	require.ErrorIs(t, err, retry.ErrAttemptTimeout)
 	require.Equal(t, int32(1), hits.Load())
+}
+
+// An attempt cut off by its timeout whose transport returns only after the
+// caller's deadline has passed reports the caller's deadline, not the
+// attempt's own cancellation (a soak saw context.Canceled).
+func TestAttemptTimeoutThenTheCallersDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		slow := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			<-r.Context().Done()
+			time.Sleep(60 * time.Millisecond) // the transport is slow to notice
+			return nil, r.Context().Err()
+		})
+		tr, err := retryhttp.New(slow, policy.Constant(time.Millisecond).WithMaxAttempts(3).WithAttemptTimeout(100*time.Millisecond))
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://dependency.test/", nil)
+		require.NoError(t, err)
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotErrorIs(t, err, context.Canceled)
+	})
 }

@@ -423,11 +423,14 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		_ = resp.Body.Close() // its context is cancelled: the body is lost anyway
 	}
 	cancel()
-	if c.req.Context().Err() != nil {
-		if err == nil {
-			err = c.req.Context().Err()
+	if cerr := c.req.Context().Err(); cerr != nil {
+		// The caller's context ended too: its error is the one to report,
+		// whichever cut the attempt off first; the attempt's own
+		// cancellation is no news.
+		if err == nil || errors.Is(err, cerr) || errors.Is(err, context.Canceled) {
+			return nil, cerr
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", cerr, err)
 	}
 	return nil, &attemptTimeoutError{timeout: d, err: err}
 }
