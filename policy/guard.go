@@ -37,13 +37,14 @@ const probeEvery = time.Second
 // succeeds keeps them.
 //
 // When no token is left, one retry a second still goes through, as a probe:
-// when it succeeds, its ratio comes back and the retries of every waiting
-// call follow. A denied retry means "not now": package retry waits the
+// when it succeeds, it adds the ratio like any success, and the retries of
+// every waiting call follow. A denied retry means "not now": package retry waits the
 // back-off delay and asks again, and only a call that runs out of attempts
 // or time while denied ends, with retry.ErrThrottled.
 //
-// So a dependency that is down gets the first tries, at most capacity
-// retries and one probe a second, however many calls wait; one that fails
+// So a dependency that is down gets the first tries, about capacity
+// retries (fewer when its first tries fail too) and one probe a second,
+// however many calls wait; one that fails
 // part of its attempts at random keeps its retries as long as the ratio of
 // its successes makes up for what failures take (NewGuard(50, 1): up to
 // about half its attempts failing); and an overloaded one sees its retries
