@@ -182,7 +182,11 @@ func TestScenario(t *testing.T) {
 			allDone: o.allDone <= 50*time.Second,
 			memory:  o.endBytes <= o.startBytes,
 		}
-		require.Equal(t, r.meets, got, "%s: goals met (want, got): reconciles during the outage %d (default %d), busiest second %d (at most %d), every object after %v (at most 50s), heap %d B (start %d B)",
+		want := r.meets
+		if raceEnabled { // heap sizes mean nothing under the race detector; CI checks them without it
+			got.memory = want.memory
+		}
+		require.Equal(t, want, got, "%s: goals met (want, got): reconciles during the outage %d (default %d), busiest second %d (at most %d), every object after %v (at most 50s), heap %d B (start %d B)",
 			r.name, o.duringOutage, base.duringOutage, o.busiest, objects/10, o.allDone, o.endBytes, o.startBytes)
 	}
 }
