@@ -175,7 +175,9 @@ func TestMemoryAfterForget(t *testing.T) {
 	start := limiterBytes(newLimiter) // a fresh one's, measured last: the first measurements of a process are noisy
 	t.Logf("limiter: %d B at the start, %d B more holding %d items, %d B once all are forgotten", start, held, len(keys), end)
 	require.Greater(t, held, int64(len(keys))*16, "the items must hold memory, or this test shows nothing")
-	require.LessOrEqual(t, end, start)
+	// Measurements of a few hundred bytes move by a word or two from run to
+	// run (the runtime's own small allocations): 64 B of slack.
+	require.LessOrEqual(t, end, start+64)
 }
 
 // Composed with client-go's token bucket, as its default is, the limiter

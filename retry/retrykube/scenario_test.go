@@ -180,7 +180,7 @@ func TestScenario(t *testing.T) {
 			outage:  o.duringOutage <= base.duringOutage,
 			busiest: o.busiest <= objects/10,
 			allDone: o.allDone <= 50*time.Second,
-			memory:  o.endBytes <= o.startBytes,
+			memory:  o.endBytes <= o.startBytes+64, // a word or two of the runtime's own move from run to run
 		}
 		want := r.meets
 		if raceEnabled { // heap sizes mean nothing under the race detector; CI checks them without it
