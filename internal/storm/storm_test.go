@@ -95,9 +95,17 @@ func TestStressAdmissionGoals(t *testing.T) {
 		})
 	}
 	t.Run("blip", func(t *testing.T) {
-		p, g := inBubble(t, storm.Blip(), plain), inBubble(t, storm.Blip(), guard)
-		t.Logf("lost: plain %d, guard %d", p.Lost(), g.Lost())
-		require.LessOrEqual(t, g.Lost(), p.Lost())
+		// On the virtual clock, whose jitter is seeded, the goal holds
+		// exactly. In synctest the jitter is the global source's: a call is
+		// lost when all its retries land in the 60 ms blip, which is luck
+		// (the bench module saw the guard lose one call in 2 of 30 runs, the
+		// peers in 1 to 3): two calls of slack there.
+		s := storm.Blip()
+		vp, vg := storm.RunVirtual(s, plain.For(s)), storm.RunVirtual(s, guard.For(s))
+		require.LessOrEqual(t, vg.Lost(), vp.Lost(), "on the virtual clock")
+		p, g := inBubble(t, s, plain), inBubble(t, s, guard)
+		t.Logf("lost: plain %d, guard %d (virtual clock: %d, %d)", p.Lost(), g.Lost(), vp.Lost(), vg.Lost())
+		require.LessOrEqual(t, g.Lost(), p.Lost()+2)
 	})
 	t.Run("fleet outage", func(t *testing.T) {
 		s := storm.FleetOutage()
