@@ -51,6 +51,7 @@ func TestExponentialSaturates(t *testing.T) {
 }
 
 func TestExponentialNeverDecreases(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{1 + 1e-15, 1 + 1e-9, 1.01, 1.1, 1.5, 1.6, 2, 2.5, 3, 10, 1e6} {
 		for _, base := range []time.Duration{1, 7, time.Millisecond, 10 * time.Second, time.Hour} {
 			e := backoff.Exponential{Base: base, Factor: f}

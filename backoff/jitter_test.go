@@ -61,6 +61,7 @@ var jitters = []backoff.Jitter{
 }
 
 func TestJitterStaysWithinItsFormulaAndTheCap(t *testing.T) {
+	t.Parallel()
 	attempts := []int{1, 2, 3, 10, 30, 31, 32, 62, 63, 64, 65, 1000, math.MaxInt / 2, math.MaxInt - 1, math.MaxInt}
 	schedules := []struct {
 		base   time.Duration

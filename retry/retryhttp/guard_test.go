@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -190,30 +191,38 @@ func TestGuardedFinalResponseIsKept(t *testing.T) {
 // the traffic is POSTs, which are never retried and never count as
 // successes (they once did, and a write-heavy service kept its guard open).
 func TestGuardSeesFailedWrites(t *testing.T) {
+	t.Parallel()
 	for _, posts := range []int{0, 5, 10} {
-		srv, base, f := always503(t)
-		tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
-		require.NoError(t, err)
-		c := &http.Client{Transport: tr}
-		const gets = 500
-		getAttempts := 0
-		start := time.Now()
-		for range gets {
-			for range posts {
-				resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("x"))
-				require.NoError(t, err)
-				body(t, resp)
-			}
-			before := f.count()
-			require.Equal(t, 503, get(t, c, srv.URL))
-			getAttempts += f.count() - before
-		}
-		probes := 1 + int(time.Since(start)/time.Second)
-		perGet := float64(getAttempts) / gets
-		t.Logf("%d POSTs per GET: %.3f attempts per GET", posts, perGet)
-		require.LessOrEqual(t, getAttempts, gets+50+probes, "%d POSTs per GET", posts)
-		require.LessOrEqual(t, perGet, 1.2)
+		t.Run(fmt.Sprintf("%d POSTs per GET", posts), func(t *testing.T) {
+			t.Parallel() // a server and a Transport, with its guard, of its own
+			guardSeesFailedWrites(t, posts)
+		})
 	}
+}
+
+func guardSeesFailedWrites(t *testing.T, posts int) {
+	srv, base, f := always503(t)
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr}
+	const gets = 500
+	getAttempts := 0
+	start := time.Now()
+	for range gets {
+		for range posts {
+			resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("x"))
+			require.NoError(t, err)
+			body(t, resp)
+		}
+		before := f.count()
+		require.Equal(t, 503, get(t, c, srv.URL))
+		getAttempts += f.count() - before
+	}
+	probes := 1 + int(time.Since(start)/time.Second)
+	perGet := float64(getAttempts) / gets
+	t.Logf("%d POSTs per GET: %.3f attempts per GET", posts, perGet)
+	require.LessOrEqual(t, getAttempts, gets+50+probes, "%d POSTs per GET", posts)
+	require.LessOrEqual(t, perGet, 1.2)
 }
 
 // A POST that fails is news for the guard: one that asks for a pause (a

@@ -31,8 +31,9 @@ const transportTimeout = 50 * time.Millisecond
 // tlsTimeout is the TLS handshake timeout of its test.
 const tlsTimeout = 500 * time.Millisecond
 
-// runs is how many times in a row each kind of timeout must be retried.
-const runs = 20
+// runs is how many times in a row each kind of timeout must be retried;
+// tlsRuns for the TLS handshake, each of whose runs waits out tlsTimeout.
+const runs, tlsRuns = 20, 5
 
 // hangFirst hangs the first request until the client drops it, and answers
 // "ok" to the others.
@@ -76,6 +77,7 @@ func requireTimeoutRetried(t *testing.T, run int, got string, errs []error, msg 
 }
 
 func TestResponseHeaderTimeoutRetried(t *testing.T) {
+	t.Parallel() // waits on real timers, beside the other timeout tests
 	for run := range runs {
 		var hits atomic.Int32
 		srv := httptest.NewServer(hangFirst(&hits))
@@ -89,6 +91,7 @@ func TestResponseHeaderTimeoutRetried(t *testing.T) {
 }
 
 func TestIOTimeoutRetried(t *testing.T) {
+	t.Parallel() // waits on real timers, beside the other timeout tests
 	for run := range runs {
 		var hits atomic.Int32
 		srv := httptest.NewServer(hangFirst(&hits))
@@ -129,6 +132,7 @@ func fullListener(t *testing.T) (net.Listener, net.Conn) {
 }
 
 func TestDialTimeoutRetried(t *testing.T) {
+	t.Parallel() // waits on real timers, beside the other timeout tests
 	for run := range runs {
 		ln, filler := fullListener(t)
 		var hits atomic.Int32
@@ -202,7 +206,8 @@ func (l *silentFirst) Close() error {
 }
 
 func TestTLSHandshakeTimeoutRetried(t *testing.T) {
-	for run := range runs {
+	t.Parallel() // waits on real timers, beside the other timeout tests
+	for run := range tlsRuns {
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, "ok")
 		}))

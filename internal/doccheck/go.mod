@@ -1,0 +1,3 @@
+module github.com/retrykit/retrykit/internal/doccheck
+
+go 1.26.0
