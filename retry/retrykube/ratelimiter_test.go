@@ -159,25 +159,42 @@ func TestMemoryAfterForget(t *testing.T) {
 		keys[i] = "default/object-" + strconv.Itoa(i)
 	}
 	newLimiter := func() workqueue.TypedRateLimiter[string] { return retrykube.NewRateLimiter[string](fullJitter()) }
+	// Measurements of a few hundred bytes move by a word or two from run to
+	// run (the runtime's own small allocations), and a goroutine of an
+	// earlier test that ends meanwhile frees memory: 64 B of slack, and up
+	// to three tries, of which a real leak fails every one.
+	for try := 1; ; try++ {
+		start, held, end := memoryAfterForget(newLimiter, keys)
+		t.Logf("try %d: limiter: %d B at the start, %d B more holding %d items, %d B once all are forgotten", try, start, held, len(keys), end)
+		require.Greater(t, held, int64(len(keys))*16, "the items must hold memory, or this test shows nothing")
+		if end <= start+64 {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("the limiter keeps %d B after every item is forgotten, %d B more than a fresh one", end, end-start)
+		}
+	}
+}
+
+// memoryAfterForget returns, in bytes, what a fresh limiter holds, what it
+// holds more with every key in it, and what it holds once they are all
+// forgotten.
+func memoryAfterForget(newLimiter func() workqueue.TypedRateLimiter[string], keys []string) (start, held, end int64) {
 	l := newLimiter()
 	before := heapInUse()
 	for _, k := range keys {
 		l.When(k)
 	}
-	held := heapInUse() - before
+	held = heapInUse() - before
 	for _, k := range keys {
 		l.Forget(k)
 	}
 	with := heapInUse()
 	runtime.KeepAlive(l)
 	l = nil
-	end := with - heapInUse()
-	start := limiterBytes(newLimiter) // a fresh one's, measured last: the first measurements of a process are noisy
-	t.Logf("limiter: %d B at the start, %d B more holding %d items, %d B once all are forgotten", start, held, len(keys), end)
-	require.Greater(t, held, int64(len(keys))*16, "the items must hold memory, or this test shows nothing")
-	// Measurements of a few hundred bytes move by a word or two from run to
-	// run (the runtime's own small allocations): 64 B of slack.
-	require.LessOrEqual(t, end, start+64)
+	end = with - heapInUse()
+	start = limiterBytes(newLimiter) // a fresh one's, measured last: the first measurements of a process are noisy
+	return start, held, end
 }
 
 // Composed with client-go's token bucket, as its default is, the limiter
