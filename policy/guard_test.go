@@ -199,13 +199,13 @@ func TestPolicyWithGuard(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	p := policy.Exponential(time.Second)
 	q := p.WithGuard(g)
-	require.Nil(t, p.Settings().Guard, "the receiver is unchanged")
-	require.Same(t, g, q.Settings().Guard)
+	require.Nil(t, p.Guard(), "the receiver is unchanged")
+	require.Same(t, g, q.Guard())
 	require.Equal(t, p.String(), q.String(), "a guard is wiring, not text")
-	require.Nil(t, q.WithGuard(nil).Settings().Guard)
+	require.Nil(t, q.WithGuard(nil).Guard())
 	require.Equal(t, "guard 10 tokens ratio 0.5", g.String())
-	require.Equal(t, "no guard", p.Settings().Guard.String(), "a policy's nil guard prints")
-	require.Zero(t, p.Settings().Guard.Tokens())
+	require.Equal(t, "no guard", p.Guard().String(), "a policy's nil guard prints")
+	require.Zero(t, p.Guard().Tokens())
 }
 
 func TestGuardConcurrentUse(t *testing.T) {

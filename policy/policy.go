@@ -33,7 +33,6 @@ const (
 )
 
 type config struct {
-	run         Settings // what running a call needs, worked out once per value
 	kind        kind
 	base        time.Duration // exponential and constant
 	factor      float64       // exponential; 1 for the others, which do not grow
@@ -51,6 +50,7 @@ type config struct {
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	hedge       Hedging
+	hedging     Hedging       // hedge if it hedges anything, else zero: what Policy.Hedging reads
 	err         error         // what Validate reports, worked out once per value
 	shifts      uint          // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
@@ -392,7 +392,10 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.schedOK = !nilness.Of(c.sched)
 	c.err = c.validate()
-	c.run = c.settings()
+	c.hedging = Hedging{}
+	if c.hedge.enabled() {
+		c.hedging = c.hedge
+	}
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
@@ -410,23 +413,6 @@ func (c *config) seal() {
 	if c.jitter.Kind == backoff.NoJitter {
 		c.exact = c.shifts
 	}
-}
-
-// settings works out what running a call needs to know of c.
-func (c *config) settings() Settings {
-	s := Settings{
-		MaxAttempts:    c.maxAttempts,
-		MaxElapsed:     c.maxElapsed,
-		AttemptTimeout: c.attemptTime,
-		MaxHint:        c.maxHint,
-		Clock:          c.clock,
-		Guard:          c.guard,
-		Reset:          c.reset,
-	}
-	if c.hedge.enabled() {
-		s.Hedge = c.hedge
-	}
-	return s
 }
 
 // sealed returns c sealed, for package-level configs.

@@ -110,6 +110,36 @@ func TestValidZeroMeaningsAreValid(t *testing.T) {
 	require.Equal(t, 10*time.Second<<8, p.Delay(9), "WithCap(0) removes the cap")
 }
 
+// Each getter reads back what the With… method of its name set, and the
+// default's for the zero Policy.
+func TestGettersReadBackTheirWithMethods(t *testing.T) {
+	var zero policy.Policy
+	require.Equal(t, 0, zero.MaxAttempts())
+	require.Zero(t, zero.MaxElapsed())
+	require.Zero(t, zero.AttemptTimeout())
+	require.Equal(t, policy.DefaultMaxHint, zero.MaxHint())
+	require.Nil(t, zero.Clock())
+	require.Nil(t, zero.Guard())
+	require.Equal(t, policy.Hedging{}, zero.Hedging())
+	require.Equal(t, policy.ResetOnSuccess, zero.ResetRule())
+
+	mock, g, lat := clock.NewMock(), policy.NewGuard(10, 1), policy.NewLatency(0.95, 1000)
+	rule := policy.ResetRule{AfterIdle: time.Minute}
+	h := policy.Hedging{Latency: lat, MaxInFlight: 3}
+	p := policy.Constant(time.Second).WithMaxAttempts(4).WithMaxElapsed(time.Hour).WithAttemptTimeout(time.Minute).
+		WithMaxHint(time.Second).WithClock(mock).WithGuard(g).WithHedging(h).WithResetRule(rule)
+	require.NoError(t, p.Validate())
+	require.Equal(t, 4, p.MaxAttempts())
+	require.Equal(t, time.Hour, p.MaxElapsed())
+	require.Equal(t, time.Minute, p.AttemptTimeout())
+	require.Equal(t, time.Second, p.MaxHint())
+	require.Same(t, mock, p.Clock())
+	require.Same(t, g, p.Guard())
+	require.Equal(t, h, p.Hedging())
+	require.Equal(t, rule, p.ResetRule())
+	require.Equal(t, policy.Hedging{}, p.WithHedging(policy.Hedging{}).Hedging(), "hedging removed")
+}
+
 func TestWithNeverChangesTheReceiver(t *testing.T) {
 	mock := clock.NewMock()
 	base := policy.Exponential(time.Second).WithCap(time.Minute).WithMaxAttempts(3)

@@ -2,24 +2,37 @@ package policy
 
 import "time"
 
-// Settings is what running a call under a policy needs to know of it: a
-// copy of the policy's limits, clock, guard, hedging and reset rule, for
-// package retry and for integrations that run calls of their own (a queue's
-// retry policy, a rate limiter). Changing a Settings changes no policy.
-//
-// The schedule and the retry predicate are read through [Policy.Backoff] and
-// [Policy.Retryable] instead, and validity through [Policy.Validate].
-type Settings struct {
-	MaxAttempts    int           // attempts, counting the first call; 0: no limit
-	MaxElapsed     time.Duration // the time limit, from the start of a call; 0: none
-	AttemptTimeout time.Duration // each attempt's own timeout; 0: none
-	MaxHint        time.Duration // the longest hinted wait honoured (the hint ceiling)
-	Clock          Clock         // nil: the real clock
-	Guard          *Guard        // nil: no guard
-	Hedge          Hedging       // the zero Hedging: no hedging
-	Reset          ResetRule
-}
+// A policy's settings read back, for package retry and for integrations
+// that run calls of their own (a queue's retry policy, a rate limiter).
+// Each returns what the With… method of the same name set, for the zero
+// Policy the default's. The schedule and the retry predicate are read
+// through [Policy.Backoff] and [Policy.Retryable], validity through
+// [Policy.Validate].
 
-// Settings returns the policy's settings. For the zero Policy they are the
-// default's.
-func (p Policy) Settings() Settings { return p.cfg().run }
+// MaxAttempts returns the attempt limit, counting the first call; 0: none.
+func (p Policy) MaxAttempts() int { return p.cfg().maxAttempts }
+
+// MaxElapsed returns the time limit, counted from the start of a call; 0:
+// none.
+func (p Policy) MaxElapsed() time.Duration { return p.cfg().maxElapsed }
+
+// AttemptTimeout returns each attempt's own timeout; 0: none.
+func (p Policy) AttemptTimeout() time.Duration { return p.cfg().attemptTime }
+
+// MaxHint returns the hint ceiling: the longest wait an operation's hint
+// ([retry.After], Retry-After) may ask for.
+func (p Policy) MaxHint() time.Duration { return p.cfg().maxHint }
+
+// Clock returns the policy's clock; nil stands for the real one.
+func (p Policy) Clock() Clock { return p.cfg().clock }
+
+// Guard returns the policy's guard, nil if it has none.
+func (p Policy) Guard() *Guard { return p.cfg().guard }
+
+// Hedging returns how calls under the policy are hedged: the zero Hedging
+// when they are not, which is also what a Hedging that hedges nothing
+// (no delay and no latency) reads back as.
+func (p Policy) Hedging() Hedging { return p.cfg().hedging }
+
+// ResetRule returns when the back-off starts over.
+func (p Policy) ResetRule() ResetRule { return p.cfg().reset }

@@ -18,7 +18,6 @@ type call struct {
 	done     <-chan struct{} // ctx.Done(): nil for a context that is never done
 	deadline time.Time       // ctx's deadline, zero if none
 	p        policy.Policy
-	s        policy.Settings // p's
 	hooks    *Hooks
 	loop     bool // Loop: a success does not end the call
 	clock    clock
@@ -41,8 +40,8 @@ type call struct {
 // anything runs (told to the hooks as the call's end): bad, a nil ctx, an
 // invalid policy, a ctx that is done already.
 func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad error) error {
-	c.ctx, c.p, c.s, c.hooks, c.loop = ctx, p, p.Settings(), hooks, loop
-	c.clock.clk = c.s.Clock
+	c.ctx, c.p, c.hooks, c.loop = ctx, p, hooks, loop
+	c.clock.clk = c.p.Clock()
 	switch {
 	case bad != nil:
 		return c.finish(bad)
@@ -66,7 +65,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop boo
 // Other calls read the clock only where a wait or the guard needs it, and
 // report an Elapsed of 0.
 func (c *call) timed() bool {
-	return !c.deadline.IsZero() || c.s.MaxElapsed > 0 || c.hooks != nil || c.s.Reset.AfterStableRun > 0 || c.loop
+	return !c.deadline.IsZero() || c.p.MaxElapsed() > 0 || c.hooks != nil || c.p.ResetRule().AfterStableRun > 0 || c.loop
 }
 
 // run is the retry loop, in the order the package doc states: make an
@@ -121,7 +120,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 // attempt makes the next attempt, or the next round of hedged attempts,
 // and counts it. retry says whether the guard admitted it as a retry.
 func (c *call) attempt(fn func(context.Context) error, retry bool) error {
-	if c.s.Reset.AfterStableRun > 0 {
+	if c.p.ResetRule().AfterStableRun > 0 {
 		c.clock.runStart = c.clock.now()
 	}
 	c.retrying = retry
@@ -129,7 +128,7 @@ func (c *call) attempt(fn func(context.Context) error, retry bool) error {
 	if c.hedge != nil {
 		n, err = c.round()
 	} else {
-		err = once(c.ctx, &c.clock, c.s.AttemptTimeout, fn)
+		err = once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
 	}
 	c.attempts += n
 	c.count += n

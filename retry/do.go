@@ -72,15 +72,14 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil {
 		return nil, false
 	}
-	s := p.Settings()
-	if s.AttemptTimeout > 0 || s.MaxElapsed > 0 || s.Reset.AfterStableRun > 0 {
+	if p.AttemptTimeout() > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0 {
 		return nil, false
 	}
 	if ctx.Done() == nil { // a context that is never done has no deadline either
-		return s.Guard, true
+		return p.Guard(), true
 	}
 	_, deadline := ctx.Deadline()
-	return s.Guard, !deadline && ctx.Err() == nil
+	return p.Guard(), !deadline && ctx.Err() == nil
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the

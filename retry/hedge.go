@@ -91,12 +91,12 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.s.Clock}, timeout: c.s.AttemptTimeout, latency: c.s.Hedge.Latency, guard: c.s.Guard}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard()}
 }
 
 // unhedged reports whether p is a valid policy without hedging.
 func unhedged(p policy.Policy) bool {
-	return p.Validate() == nil && p.Settings().Hedge == (policy.Hedging{})
+	return p.Validate() == nil && p.Hedging() == (policy.Hedging{})
 }
 
 // valueOf returns a as a T, or T's zero value for a nil a.

@@ -59,11 +59,11 @@ type round struct {
 // and the error of the attempt whose result it returns (nil: one
 // succeeded).
 func (c *call) round() (int, error) {
-	limit := c.s.Hedge.MaxInFlight
+	limit := c.p.Hedging().MaxInFlight
 	if limit == 0 {
 		limit = 2
 	}
-	if max := c.s.MaxAttempts; max > 0 {
+	if max := c.p.MaxAttempts(); max > 0 {
 		limit = min(limit, max-c.count)
 	}
 	r := &round{st: &roundState{ch: make(chan outcome, limit)}, limit: limit, hedging: limit > 1}
@@ -144,11 +144,11 @@ func (r *round) hedge(c *call) {
 		r.st.slow[r.started] = true
 		r.st.mu.Unlock()
 	}
-	if g := c.s.Guard; g != nil && !g.AllowHedge() {
+	if g := c.p.Guard(); g != nil && !g.AllowHedge() {
 		r.hedging = false
 		return
 	}
-	r.st.retry[r.started+1] = c.s.Guard != nil
+	r.st.retry[r.started+1] = c.p.Guard() != nil
 	c.hedge.hedges++
 	r.start(c)
 }
@@ -236,7 +236,7 @@ func (r *round) settle(c *call, o outcome) {
 // record tells the guard, if any, what an attempt that came in before the
 // round ended said about the dependency.
 func (r *round) record(c *call, o outcome) {
-	g := c.s.Guard
+	g := c.p.Guard()
 	if g == nil || c.stopping() != nil {
 		return
 	}
@@ -306,7 +306,7 @@ func (c *call) failure(err error) bool {
 // should start: the policy says none now, or it would start after ctx's
 // deadline or past the time limit.
 func (c *call) hedgeDelay() (time.Duration, bool) {
-	h := c.s.Hedge
+	h := c.p.Hedging()
 	d, ok := h.Delay, h.Delay > 0
 	if h.Latency != nil {
 		if est, ready := h.Latency.Estimate(); ready {
@@ -317,14 +317,14 @@ func (c *call) hedgeDelay() (time.Duration, bool) {
 		return 0, false
 	}
 	deadline, hasDeadline := c.deadline, !c.deadline.IsZero()
-	if !hasDeadline && c.s.MaxElapsed == 0 {
+	if !hasDeadline && c.p.MaxElapsed() == 0 {
 		return d, true
 	}
 	now := c.clock.now()
 	if hasDeadline && !now.Add(d).Before(deadline) {
 		return 0, false
 	}
-	if c.s.MaxElapsed > 0 && d > c.s.MaxElapsed-c.clock.elapsed(now) {
+	if c.p.MaxElapsed() > 0 && d > c.p.MaxElapsed()-c.clock.elapsed(now) {
 		return 0, false
 	}
 	return d, true

@@ -42,7 +42,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 // record tells the guard, if any, what the attempt just made said about
 // the dependency. An attempt the caller's context cut short says nothing.
 func (c *call) record(err error) {
-	if g := c.s.Guard; g != nil && c.stopping() == nil {
+	if g := c.p.Guard(); g != nil && c.stopping() == nil {
 		g.Record(c.retrying, verdict(err, c.marks))
 	}
 }
@@ -64,7 +64,7 @@ func verdict(err error, m marks) policy.Outcome {
 // reset applies the reset rules after an attempt or Loop run that
 // succeeded or failed, and ends Loop's run of failures after a success.
 func (c *call) reset(succeeded bool) {
-	rule := c.s.Reset
+	rule := c.p.ResetRule()
 	c.started = false
 	if !c.loop && !succeeded && rule.AfterIdle == 0 && rule.AfterStableRun == 0 {
 		return // no rule looks at a failure
@@ -115,26 +115,26 @@ func (c *call) nextWait(err error) (d time.Duration, hinted bool) {
 // deadline. The pause after a successful Loop run is not a retry: the
 // attempt and time limits, which bound a run of failures, do not end it.
 func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
-	s, failed := c.s, err != nil
+	p, failed := c.p, err != nil
 	cause := ErrExhausted
 	if c.denied && !c.loop {
 		cause = ErrThrottled // the call ran out while the guard held it back; Loop's limits are its own
 	}
-	if failed && s.MaxAttempts > 0 && c.count >= s.MaxAttempts {
+	if failed && p.MaxAttempts() > 0 && c.count >= p.MaxAttempts() {
 		return c.giveUp(err, cause, "")
 	}
-	if hinted && d > s.MaxHint {
-		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, s.MaxHint))
+	if hinted && d > p.MaxHint() {
+		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, p.MaxHint()))
 	}
 	deadline, hasDeadline := c.deadline, !c.deadline.IsZero()
-	if (!failed || s.MaxElapsed == 0) && !hasDeadline {
+	if (!failed || p.MaxElapsed() == 0) && !hasDeadline {
 		return nil
 	}
 	now := c.clock.now()
 	var e *Error
 	switch {
-	case failed && s.MaxElapsed > 0 && d > s.MaxElapsed-c.clock.elapsed(now): // written so that a huge d cannot overflow
-		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would pass the %v limit", d, s.MaxElapsed))
+	case failed && p.MaxElapsed() > 0 && d > p.MaxElapsed()-c.clock.elapsed(now): // written so that a huge d cannot overflow
+		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would pass the %v limit", d, p.MaxElapsed()))
 	case hasDeadline && !now.Add(d).Before(deadline):
 		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
 	default:
@@ -147,7 +147,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 // admit asks the guard, if any, for the retry about to start. The run after
 // a successful Loop run is not a retry and needs no admission.
 func (c *call) admit(err error) bool {
-	g := c.s.Guard
+	g := c.p.Guard()
 	c.denied = g != nil && err != nil && !g.Allow(c.clock.now())
 	if c.denied {
 		c.denials++
@@ -159,7 +159,7 @@ func (c *call) admit(err error) bool {
 // attempt limit allows: waiting for it would be for nothing. A Loop waits
 // whatever the guard says: it is never ended by it.
 func (c *call) lastChance() bool {
-	return !c.loop && c.s.MaxAttempts > 0 && c.count+1 >= c.s.MaxAttempts
+	return !c.loop && c.p.MaxAttempts() > 0 && c.count+1 >= c.p.MaxAttempts()
 }
 
 // tell tells the hooks of the wait about to start.

@@ -49,7 +49,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		if err := cp.Validate(); err != nil {
 			return nil, toStatus(fmt.Errorf("retrygrpc: %w: %w", retry.ErrInvalid, err))
 		}
-		if cp.Settings().AttemptTimeout > 0 {
+		if cp.AttemptTimeout() > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)
 		}
 		s := &clientStream{cfg: c, p: cp, caller: ctx, desc: desc, cc: cc, method: method, streamer: streamer, opts: callOpts}

@@ -276,11 +276,11 @@ func TestHedgingLeavesRetriesAlone(t *testing.T) {
 			_, _ = io.WriteString(w, "ok")
 		}))
 		defer srv.Close()
-		var opts []retryhttp.Option
+		p := policy.Constant(5 * time.Millisecond).WithMaxAttempts(3)
 		if hedging {
-			opts = append(opts, retryhttp.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond}))
+			p = p.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond})
 		}
-		tr, err := retryhttp.New(nil, policy.Constant(5*time.Millisecond).WithMaxAttempts(3), opts...)
+		tr, err := retryhttp.New(nil, p)
 		require.NoError(t, err)
 		defer tr.CloseIdleConnections()
 		c := &http.Client{Transport: tr}

@@ -10,27 +10,9 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// WithHedging returns an Option that hedges requests by h (see policy.Hedging
-// and retry.Hedge): while an attempt has sent no response headers after the
-// hedge delay, another is sent beside it, the first usable response wins and
-// the other attempts are cancelled. Only requests that are safe to repeat
-// ([Idempotent]) and whose body can be sent again (none, or
-// Request.GetBody) are hedged; the others are sent as without it. Losing
-// responses are drained and closed as retried ones are. Hedges count as
-// attempts, and the guard admits them as retry.Hedge says. A zero h
-// turns hedging off; an invalid one makes [New] fail.
-//
-// A hedged request sends every attempt, the first included, with a body
-// from GetBody. A GetBody that fails ends the call at once with its error,
-// whatever other attempts are in flight (they are cancelled) and whatever
-// response an earlier round got: with hedging, GetBody must not fail.
-func WithHedging(h policy.Hedging) Option {
-	return func(t *Transport) { t.hedge = h }
-}
-
 // hedged reports whether req is hedged.
 func (t *Transport) hedged(req *http.Request) bool {
-	return (t.hedge.Delay > 0 || t.hedge.Latency != nil) && Idempotent(req) &&
+	return t.p.Hedging() != (policy.Hedging{}) && Idempotent(req) &&
 		(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil)
 }
 
@@ -109,7 +91,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		return resp, c.statusError(resp)
 	}
 	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
-	resp, err := retry.HedgeValue(ctx, attempt, c.p.WithHedging(c.t.hedge), retry.WithHooks(&hooks), discard)
+	resp, err := retry.HedgeValue(ctx, attempt, c.p, retry.WithHooks(&hooks), discard)
 	if err == nil {
 		return resp, nil
 	}

@@ -53,8 +53,8 @@ func (b *trackedBody) Close() error {
 
 func hedgingClient(t *testing.T, rt http.RoundTripper, clk *retrytest.Clock, attempts int) *http.Client {
 	t.Helper()
-	tr, err := retryhttp.New(rt, policy.Constant(time.Second).WithMaxAttempts(attempts).WithClock(clk),
-		retryhttp.WithHedging(policy.Hedging{Delay: time.Second}))
+	tr, err := retryhttp.New(rt, policy.Constant(time.Second).WithMaxAttempts(attempts).WithClock(clk).
+		WithHedging(policy.Hedging{Delay: time.Second}))
 	require.NoError(t, err)
 	return &http.Client{Transport: tr}
 }
@@ -177,8 +177,8 @@ func TestHedgedPutSendsItsBodyWithEveryAttempt(t *testing.T) {
 	require.Equal(t, "payload", bodies[1].Load())
 }
 
-func TestWithHedgingInvalid(t *testing.T) {
-	_, err := retryhttp.New(nil, policy.Default(), retryhttp.WithHedging(policy.Hedging{Delay: -1}))
+func TestInvalidHedgingRefused(t *testing.T) {
+	_, err := retryhttp.New(nil, policy.Default().WithHedging(policy.Hedging{Delay: -1}))
 	require.ErrorIs(t, err, policy.ErrInvalid)
 }
 
@@ -195,8 +195,8 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 	}
 	clk := retrytest.NewClock()
 	var ev atomic.Value
-	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk),
-		retryhttp.WithHedging(policy.Hedging{Delay: time.Second}),
+	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk).
+		WithHedging(policy.Hedging{Delay: time.Second}),
 		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { ev.Store(e) }}))
 	require.NoError(t, err)
 	done := make(chan *http.Response, 1)
@@ -289,8 +289,8 @@ func TestHedgedRequestsOnALongLivedContextHoldNothing(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	defer srv.Close()
-	tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(time.Millisecond).WithMaxAttempts(3),
-		retryhttp.WithHedging(policy.Hedging{Delay: time.Hour}))
+	tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(time.Millisecond).WithMaxAttempts(3).
+		WithHedging(policy.Hedging{Delay: time.Hour}))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}

@@ -81,18 +81,18 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // RoundTrip returns at once with an error that matches the context's error
 // and names the last response's status.
 //
-// With [WithHedging], a request that is safe to repeat and whose body can be
-// sent again also gets another attempt beside one that is slow to send its
-// response headers; the losers' responses are drained and closed.
+// When its policy hedges (policy.Policy.WithHedging), a request that is safe
+// to repeat and whose body can be sent again also gets another attempt
+// beside one that is slow to send its response headers; the losers'
+// responses are drained and closed (see [New]).
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
 	timeout   time.Duration // the policy's per-attempt timeout
 	retryable func(req *http.Request, resp *http.Response, err error) bool
 	hooks     *retry.Hooks
-	guard     *policy.Guard  // the guard given with WithGuard
-	guardSet  bool           // WithGuard was given
-	hedge     policy.Hedging // WithHedging
+	guard     *policy.Guard // the guard given with WithGuard
+	guardSet  bool          // WithGuard was given
 	built     bool
 }
 
@@ -165,6 +165,19 @@ func WithHooks(h *retry.Hooks) Option {
 // of attempts or time while denied returns its last response, and [Err]
 // tells that the guard stopped it. One Transport per dependency keeps one
 // guard per dependency.
+//
+// When p hedges (policy.Policy.WithHedging, see policy.Hedging and
+// retry.Hedge), so does the Transport: while an attempt has sent no response
+// headers after the hedge delay, another is sent beside it, the first usable
+// response wins and the other attempts are cancelled. Only requests that are
+// safe to repeat ([Idempotent]) and whose body can be sent again (none, or
+// Request.GetBody) are hedged; the others are retried as without hedging.
+// Losing responses are drained and closed as retried ones are. Hedges count
+// as attempts, and the guard admits them as retry.Hedge says. A hedged
+// request sends every attempt, the first included, with a body from
+// GetBody; a GetBody that fails ends the call at once with its error,
+// whatever other attempts are in flight (they are cancelled) and whatever
+// response an earlier round got: with hedging, GetBody must not fail.
 func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -172,9 +185,8 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if base == nil {
 		base = pooled()
 	}
-	s := p.Settings()
-	t := &Transport{base: base, timeout: s.AttemptTimeout, built: true}
-	if s.MaxAttempts == 0 && s.MaxElapsed == 0 {
+	t := &Transport{base: base, timeout: p.AttemptTimeout(), built: true}
+	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
 	}
 	if t.timeout > 0 {
@@ -188,7 +200,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		}
 	}
 	switch {
-	case s.Guard != nil:
+	case p.Guard() != nil:
 	case t.guardSet:
 		p = p.WithGuard(t.guard)
 	default:
@@ -198,9 +210,6 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
 	t.p = p
-	if err := p.WithHedging(t.hedge).Validate(); err != nil {
-		return nil, fmt.Errorf("retryhttp: %w", err)
-	}
 	return t, nil
 }
 
@@ -320,7 +329,7 @@ func (c *call) run() (*http.Response, error) {
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 	switch {
 	case c.held == nil:
-	case c.p.Settings().Guard != nil:
+	case c.p.Guard() != nil:
 		keep(c.held)
 	default:
 		release(c.held)
@@ -378,7 +387,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 // retry, with the server's Retry-After as a hint.
 func (c *call) statusError(resp *http.Response) error {
 	err := error(&statusError{status: resp.Status, code: resp.StatusCode})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Settings().Clock)); ok {
+	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
 		err = retry.After(d, err)
 	}
 	return err
@@ -391,10 +400,10 @@ func (c *call) statusError(resp *http.Response) error {
 func (c *call) final(resp *http.Response, err error) (*http.Response, error) {
 	switch {
 	case err != nil:
-		tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
+		tell(c.p.Guard(), c.n > 1, c.req, resp, err)
 		return nil, retry.Permanent(err)
 	case failed(resp):
-		tell(c.p.Settings().Guard, c.n > 1, c.req, resp, err)
+		tell(c.p.Guard(), c.n > 1, c.req, resp, err)
 		c.unretried = true
 		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode})
 	}
@@ -409,7 +418,7 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	timer := afterFunc(c.p.Settings().Clock, d, cancel)
+	timer := afterFunc(c.p.Clock(), d, cancel)
 	resp, err := c.base.RoundTrip(r.WithContext(ctx))
 	if timer.Stop() { // the headers, or an error, came in time
 		if err != nil {

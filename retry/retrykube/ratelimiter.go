@@ -65,11 +65,7 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	if !o.idleSet {
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
-	s := p.Settings()
-	l := &limiter[T]{p: p, clock: s.Clock, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
-	if s.Guard != nil {
-		l.guard = s.Guard
-	}
+	l := &limiter[T]{p: p, clock: p.Clock(), guard: p.Guard(), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 	return l
 }
 

@@ -10,7 +10,7 @@ import (
 // retry runs and tells it how every run ended; nil: no guard.
 type admission struct{ g *policy.Guard }
 
-func admissionOf(p policy.Policy) admission { return admission{p.Settings().Guard} }
+func admissionOf(p policy.Policy) admission { return admission{p.Guard()} }
 
 // allow reports whether a retry may run at now; when it may, the retry
 // holds one of the guard's tokens until record.
