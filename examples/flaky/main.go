@@ -1,13 +1,13 @@
 // Command flaky shows retry.DoValue at work against a real, flaky
-// dependency: a loopback TCP service that turns away its first connections
-// while it warms up, called with the kubelet back-off scaled down from
-// seconds to milliseconds.
+// dependency: a loopback TCP service that answers BUSY to its first
+// connections while it warms up, called with the kubelet back-off scaled
+// down from seconds to milliseconds.
 //
 //	go run ./examples/flaky
 //
-// It uses package net rather than net/http so that a fresh machine builds
-// and runs it in seconds; examples/httpclient does the same over HTTP with
-// retryhttp.
+// It uses package net rather than net/http, which makes its first build on a
+// fresh machine about twice as fast; examples/httpclient does the same over
+// HTTP with retryhttp.
 package main
 
 import (
@@ -18,6 +18,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -25,11 +26,18 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// failures is how many connections the service turns away before it is warm.
+// failures is how many connections the service answers BUSY before it is
+// warm.
 const failures = 4
 
 func main() {
 	log.SetFlags(0)
+	if err := run(); err != nil {
+		log.Fatalf("gave up: %v", err)
+	}
+}
+
+func run() error {
 	warm, err := serve(func(n int) string {
 		if n <= failures {
 			return "BUSY warming up"
@@ -37,12 +45,14 @@ func main() {
 		return "OK hello from a warm service"
 	})
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
+	defer warm.Close()
 
-	// The kubelet's 10s ×2 capped at 300s, in milliseconds, and at most six
-	// attempts (the first call counts).
-	p := policy.Exponential(10 * time.Millisecond).WithCap(300 * time.Millisecond).WithMaxAttempts(6)
+	// The kubelet's 10s ×2 capped at 300s, in milliseconds; at most six
+	// attempts (the first call counts), each of them cut off after 100ms.
+	p := policy.Exponential(10 * time.Millisecond).WithCap(300 * time.Millisecond).
+		WithMaxAttempts(6).WithAttemptTimeout(100 * time.Millisecond)
 	fmt.Printf("policy: %v\n", p)
 
 	hooks := retry.WithHooks(&retry.Hooks{
@@ -54,14 +64,16 @@ func main() {
 		},
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Ctrl-C ends the call at once, with the last error kept.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	answer, err := retry.DoValue(ctx, func(ctx context.Context) (string, error) {
-		return ask(ctx, warm)
+		return ask(ctx, warm.Addr().String())
 	}, p, hooks)
 	if err != nil {
-		log.Printf("gave up: %v", err)
-		os.Exit(1)
+		return err
 	}
 	fmt.Printf("answer: %s\n", answer)
 
@@ -69,39 +81,43 @@ func main() {
 	// ends it, and the error keeps the service's last answer.
 	down, err := serve(func(int) string { return "BUSY down for maintenance" })
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
+	defer down.Close()
 	_, err = retry.DoValue(ctx, func(ctx context.Context) (string, error) {
-		return ask(ctx, down)
+		return ask(ctx, down.Addr().String())
 	}, p.WithMaxAttempts(3))
 	fmt.Printf("against a service that stays down:\n  %v\n  errors.Is(err, retry.ErrExhausted) = %v, errors.Is(err, errBusy) = %v\n",
 		err, errors.Is(err, retry.ErrExhausted), errors.Is(err, errBusy))
+	return nil
 }
 
-// serve starts a line service on a loopback port: each connection gets one
-// line, answer(n) for the n-th connection. It returns the service's address.
-func serve(answer func(n int) string) (string, error) {
+// serve starts a line service on a loopback port: it answers each
+// connection with one line, answer(n) for the n-th, and hangs up. It serves
+// until the listener it returns is closed.
+func serve(answer func(n int) string) (net.Listener, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	go func() {
 		for n := 1; ; n++ {
 			c, err := l.Accept()
 			if err != nil {
-				return
+				return // closed
 			}
 			fmt.Fprintln(c, answer(n))
 			c.Close()
 		}
 	}()
-	return l.Addr().String(), nil
+	return l, nil
 }
 
 var errBusy = errors.New("service busy")
 
 // ask connects to the service at addr and reads its answer: BUSY is worth
-// retrying, anything but OK is not.
+// retrying, anything but OK is not. It gives up when ctx is done, which is
+// when the policy's attempt timeout cuts the attempt off.
 func ask(ctx context.Context, addr string) (string, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -109,12 +125,12 @@ func ask(ctx context.Context, addr string) (string, error) {
 		return "", err
 	}
 	defer c.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		c.SetDeadline(deadline)
-	}
+	// A connection knows nothing of contexts: a context that ends makes its
+	// reads fail at once.
+	defer context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })()
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("reading the answer of %s: %w", addr, err)
 	}
 	status, text, _ := strings.Cut(strings.TrimSpace(line), " ")
 	switch status {
@@ -123,5 +139,5 @@ func ask(ctx context.Context, addr string) (string, error) {
 	case "BUSY":
 		return "", fmt.Errorf("%s: %w", text, errBusy)
 	}
-	return "", retry.Permanent(fmt.Errorf("unexpected answer %q", line))
+	return "", retry.Permanent(fmt.Errorf("unexpected answer %q", strings.TrimSpace(line)))
 }

@@ -48,13 +48,19 @@ func inBubble(t *testing.T, s storm.Scenario, c storm.Client) storm.Result {
 	return r
 }
 
-// skipUnderRace skips a scenario whose goal CI judges without the race
-// detector, which slows each run about tenfold.
-func skipUnderRace(t *testing.T) {
+// exercisedUnderRace runs s for the race detector, with c, at a tenth of
+// its rate, and reports whether it did: under -race, which slows each run
+// about tenfold, a scenario's goal is not judged; CI judges every goal in
+// its run of the stress tests without -race.
+func exercisedUnderRace(t *testing.T, s storm.Scenario, c storm.Client) bool {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("judged without -race, in CI's run of the stress tests")
+	if !raceEnabled {
+		return false
 	}
+	s.Rate = max(s.Rate/10, 1)
+	inBubble(t, s, c)
+	t.Log("run at a tenth of its rate for the race detector; its goal is judged without -race")
+	return true
 }
 
 // TestStressAdmissionGoals checks the guard's goals in every scenario,
@@ -66,15 +72,16 @@ func skipUnderRace(t *testing.T) {
 // the same policy without a guard, stand for the plain-retrying libraries
 // (the bench module measures those beside it).
 //
-// Under the race detector only the storm and the fleet outage run, the two
-// with the most goroutines at once: the goals themselves are judged in CI's
-// run without -race (go test -run Stress ./...), where every scenario runs.
+// Under the race detector the storm and the fleet outage run in full, the
+// two with the most goroutines at once, and the others at a tenth of their
+// rate, unjudged: every goal is judged in CI's run without -race
+// (go test -run Stress ./...).
 func TestStressAdmissionGoals(t *testing.T) {
 	guard, plain, none := storm.Guarded(), client(t, "plain retries"), client(t, "no retry")
 	for _, s := range []storm.Scenario{storm.Storm(), storm.Overload()} {
 		t.Run(s.Name, func(t *testing.T) {
-			if s.Name != "storm" {
-				skipUnderRace(t)
+			if s.Name != "storm" && exercisedUnderRace(t, s, guard) {
+				return
 			}
 			end := s.StallAt + s.Stall + s.SlowOf
 			if s.Stall == 0 {
@@ -94,7 +101,9 @@ func TestStressAdmissionGoals(t *testing.T) {
 		})
 	}
 	t.Run("sporadic", func(t *testing.T) {
-		skipUnderRace(t)
+		if exercisedUnderRace(t, storm.Sporadic(), guard) {
+			return
+		}
 		r := inBubble(t, storm.Sporadic(), guard)
 		t.Logf("guard: %.3f%% success, %.4f attempts per call", 100*r.Success(), r.Amplification())
 		require.GreaterOrEqual(t, r.Success(), 0.999, "success with one attempt in ten failing at random")
@@ -102,7 +111,9 @@ func TestStressAdmissionGoals(t *testing.T) {
 	for _, rate := range []float64{0.2, 0.3, 1.0 / 3, 0.4} {
 		s := storm.Partial(rate)
 		t.Run(s.Name, func(t *testing.T) {
-			skipUnderRace(t)
+			if exercisedUnderRace(t, s, guard) {
+				return
+			}
 			p, g := inBubble(t, s, plain), inBubble(t, s, guard)
 			slack := 0.005
 			if rate == 0.4 {
@@ -113,7 +124,9 @@ func TestStressAdmissionGoals(t *testing.T) {
 		})
 	}
 	t.Run("blip", func(t *testing.T) {
-		skipUnderRace(t)
+		if exercisedUnderRace(t, storm.Blip(), guard) {
+			return
+		}
 		// On the virtual clock, whose jitter is seeded, the goal holds
 		// exactly. In synctest the jitter is the global source's: a call is
 		// lost when all its retries land in the 60 ms blip, which is luck
@@ -139,7 +152,9 @@ func TestStressAdmissionGoals(t *testing.T) {
 	for _, o := range []storm.Outage{storm.FastOutage, storm.SlowOutage} {
 		s := storm.Down(o)
 		t.Run(s.Name, func(t *testing.T) {
-			skipUnderRace(t)
+			if exercisedUnderRace(t, s, guard) {
+				return
+			}
 			r := inBubble(t, s, guard)
 			// The constant: the guard's 50 tokens and a probe a second.
 			constant := 50 + s.Duration.Seconds() + 5
