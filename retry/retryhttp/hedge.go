@@ -2,9 +2,11 @@ package retryhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -21,6 +23,35 @@ type hedgeState struct {
 	mu       sync.Mutex
 	pending  []*http.Response        // retryable responses not yet released
 	released map[*http.Response]bool // responses released, by either path
+	sent     atomic.Int32            // attempts sent so far
+}
+
+// errUnretried ends a hedged call on a failure response that is not
+// retried (a 500, a 503 to a POST): the response is the call's result, as
+// without hedging, and no success for the guard or the latency estimate.
+var errUnretried = errors.New("retryhttp: a failure response that is not retried")
+
+// hold makes the responses held so far let go of their connections before
+// a wait: with a guard, which may deny the retry and make one of them the
+// final response, each body is kept in memory (see keep); without one, each
+// is released.
+func (hs *hedgeState) hold(guarded bool) {
+	hs.mu.Lock()
+	held := hs.pending
+	hs.pending = nil
+	if guarded {
+		for _, r := range held {
+			if !hs.released[r] { // not a loser, released already
+				keep(r) // under the lock, so that no release reads the body meanwhile
+			}
+		}
+		hs.mu.Unlock()
+		return
+	}
+	hs.mu.Unlock()
+	for _, r := range held {
+		hs.release(r)
+	}
 }
 
 // release drains and closes r once, however many paths hand it over: a
@@ -47,15 +78,9 @@ func (c *call) runHedged() (*http.Response, error) {
 	}
 	hs := &hedgeState{}
 	hooks := retry.Hooks{OnRetry: func(ctx context.Context, e retry.RetryEvent) {
-		// A wait is about to start: no response held so far is the final
-		// one, so each is released now rather than after the wait.
-		hs.mu.Lock()
-		held := hs.pending
-		hs.pending = nil
-		hs.mu.Unlock()
-		for _, r := range held {
-			hs.release(r)
-		}
+		// A wait is about to start: the responses held so far let go of
+		// their connections now rather than after the wait.
+		hs.hold(c.p.Guard() != nil)
 		if h := c.t.hooks; h != nil && h.OnRetry != nil {
 			h.OnRetry(ctx, e)
 		}
@@ -68,6 +93,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
+		extra := hs.sent.Add(1) > 1
 		resp, err := c.sendTied(r, actx)
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
@@ -77,8 +103,15 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, actx.Err()
 		}
 		if !c.retryable(c.req, resp, err) {
-			if err != nil {
+			// As without hedging (final), the guard hears of a failure
+			// here: the loop would take the response for a success.
+			switch {
+			case err != nil:
+				tell(c.p.Guard(), extra, c.req, resp, err)
 				return nil, retry.Permanent(err)
+			case failed(resp):
+				tell(c.p.Guard(), extra, c.req, resp, err)
+				return resp, retry.Permanent(errUnretried)
 			}
 			return resp, nil
 		}
@@ -92,7 +125,7 @@ func (c *call) runHedged() (*http.Response, error) {
 	}
 	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
 	resp, err := retry.HedgeValue(ctx, attempt, c.p, retry.WithHooks(&hooks), discard)
-	if err == nil {
+	if err == nil || err == errUnretried {
 		return resp, nil
 	}
 	if resp == nil {

@@ -324,3 +324,62 @@ func heapAfterGC() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc)
 }
+
+// A hedged request that the guard stops still returns the final response
+// with its body, as an unhedged one does: the body is kept in memory
+// through the wait rather than released.
+func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "maintenance page")
+	}))
+	defer srv.Close()
+	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}} {
+		g := policy.NewGuard(1, 1e-6)
+		g.Record(true, policy.Failed) // no token left
+		g.Allow(time.Now())           // and this second's probe taken
+		p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(2).WithGuard(g).WithHedging(hedging)
+		tr, err := retryhttp.New(srv.Client().Transport, p)
+		require.NoError(t, err)
+		resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		require.ErrorIs(t, retryhttp.Err(resp), retry.ErrThrottled, "hedging %+v", hedging)
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, "hedging %+v", hedging)
+		require.Equal(t, "maintenance page", string(b))
+		require.NoError(t, resp.Body.Close())
+	}
+}
+
+// A hedged request answered with a failure that is not retried (a 500) is
+// a failure for the guard and no sample for the latency estimate, as
+// without hedging; the response still comes back as the result.
+func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, "oops")
+	}))
+	defer srv.Close()
+	lat := policy.NewLatency(0.95, 200)
+	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}, {Latency: lat}} {
+		g := policy.NewGuard(10, 1)
+		for range 4 {
+			g.Record(true, policy.Failed)
+		}
+		require.Equal(t, 6.0, g.Tokens())
+		p := policy.Constant(time.Millisecond).WithMaxAttempts(3).WithGuard(g).WithHedging(hedging)
+		tr, err := retryhttp.New(srv.Client().Transport, p)
+		require.NoError(t, err)
+		c := &http.Client{Transport: tr}
+		for range 3 {
+			resp, err := c.Get(srv.URL)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+			require.Equal(t, "oops", body(t, resp))
+		}
+		require.Equal(t, 4.5, g.Tokens(), "three first tries that failed fast take half the ratio each; hedging %+v", hedging)
+	}
+	_, ready := lat.Estimate()
+	require.False(t, ready, "no attempt succeeded: the estimate has no sample")
+}
