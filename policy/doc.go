@@ -31,8 +31,14 @@
 //	                             (full, equal, decorrelated)
 //	WithGuard(NewGuard(n, r))    n NaN or outside 1 to 1e6;       nil: no guard
 //	                             r NaN, < 1e-6 or > n
-//	WithClock, WithRetryIf,      —                                nil: real clock, retry every
-//	WithRandom                                                    error, default source
+//	WithHedging(h)               Delay < 0; MaxInFlight not 0     zero Hedging: no hedging;
+//	                             or 2 to 10; non-zero with        MaxInFlight 0: 2
+//	                             neither Delay nor Latency
+//	  NewLatency(q, w)           q not strictly between 0 and 1;  —
+//	                             w < 10/(1−q) or > 1e7
+//	WithClock(c)                 a typed nil (a nil *clock.Mock)  nil: the real clock
+//	WithRetryIf, WithRandom      —                                nil: retry every error,
+//	                                                              the default source
 //
 // Delays are computed with saturating arithmetic: for every policy, valid or
 // not, and every attempt number, the delays of [Policy.Backoff] and of a

@@ -39,7 +39,7 @@ func TestHedgeValidation(t *testing.T) {
 			err := p.Validate()
 			if tt.ok {
 				require.NoError(t, err)
-				require.Equal(t, tt.h, p.Hedge())
+				require.Equal(t, tt.h, p.Hedging())
 				return
 			}
 			require.ErrorIs(t, err, policy.ErrInvalid)

@@ -50,7 +50,6 @@ type config struct {
 	schedOK     bool          // sched can be called: not nil, nor a nil function or pointer
 	guard       *Guard
 	hedge       Hedging
-	hedging     Hedging       // hedge if it hedges anything, else zero: what Policy.Hedging reads
 	err         error         // what Validate reports, worked out once per value
 	shifts      uint          // for a valid doubling or constant schedule, delay(n) is base << (n-1) for n-1 < shifts,
 	ceiling     time.Duration // and ceiling (the cap, saturation, or the constant) after
@@ -392,10 +391,6 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 func (c *config) seal() {
 	c.schedOK = !nilness.Of(c.sched)
 	c.err = c.validate()
-	c.hedging = Hedging{}
-	if c.hedge.enabled() {
-		c.hedging = c.hedge
-	}
 	c.shifts, c.ceiling = 0, 0
 	if c.err == nil && c.kind == constant {
 		c.shifts, c.ceiling = 1, c.base // base << 0, then base again
@@ -452,6 +447,9 @@ func (c *config) validate() error {
 		bad("cap", "%v is negative (0 means no cap)", c.cap)
 	case c.cap > 0 && k != custom && c.cap < c.base:
 		bad("cap", "%v is below the base delay %v", c.cap, c.base)
+	}
+	if c.clock != nil && nilness.Of(c.clock) {
+		bad("clock", "a nil %T; WithClock(nil) means the real clock", c.clock)
 	}
 	if c.maxAttempts < 0 {
 		bad("attempts", "%d is negative (attempts count the first call; 0 means no limit)", c.maxAttempts)

@@ -211,3 +211,12 @@ func TestTypedNilScheduleNeverPanics(t *testing.T) {
 	require.NoError(t, policy.Custom(&ptrSchedule{d: time.Second}).Validate())
 	require.Equal(t, time.Second, policy.Custom(&ptrSchedule{d: time.Second}).Delay(4))
 }
+
+// A typed nil clock is no clock to read: the policy is invalid, where nil
+// itself means the real clock.
+func TestTypedNilClockIsInvalid(t *testing.T) {
+	require.NoError(t, policy.Default().WithClock(nil).Validate())
+	err := policy.Default().WithClock((*clock.Mock)(nil)).Validate()
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.ErrorContains(t, err, "clock")
+}

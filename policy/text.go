@@ -71,6 +71,11 @@ func (p Policy) MarshalText() ([]byte, error) {
 // and says what was expected, and so is text that parses into a policy
 // Validate rejects. On error *p is left as it was: there is no half-parsed
 // policy.
+//
+// On success the text replaces *p whole: settings that have no words (a
+// clock, a guard, hedging, a retry predicate, a random source) are those of
+// the text's policy, that is none. Give them after reading, as in
+// p.WithGuard(g) on the policy a flag or a file produced.
 func (p *Policy) UnmarshalText(text []byte) error {
 	q, err := parse(string(text))
 	if err != nil {

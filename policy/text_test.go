@@ -250,3 +250,13 @@ func TestJSONNullLeavesThePolicyAlone(t *testing.T) {
 	require.NoError(t, p.UnmarshalJSON([]byte(" null ")))
 	require.Equal(t, "constant 1s", p.String())
 }
+
+// Text replaces the whole policy: the settings it has no words for are
+// those of the text's policy, none.
+func TestUnmarshalTextReplacesSettingsWithoutWords(t *testing.T) {
+	p := policy.Default().WithGuard(policy.NewGuard(10, 1)).WithHedging(policy.Hedging{Delay: time.Second})
+	require.NoError(t, p.UnmarshalText([]byte("constant 1s attempts 3")))
+	require.Nil(t, p.Guard())
+	require.Equal(t, policy.Hedging{}, p.Hedging())
+	require.Equal(t, 3, p.MaxAttempts())
+}
