@@ -63,7 +63,7 @@ func TestKeyedStartsOverAfterTheIdleWindow(t *testing.T) {
 
 func TestKeyedMemoryStaysBounded(t *testing.T) {
 	keys := 1_000_000
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the bound shows as well, ten times faster under -race
 		keys = 100_000
 	}
 	// One new key every second: with a 600s idle window, only the keys of
