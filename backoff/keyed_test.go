@@ -187,25 +187,42 @@ func TestKeyedAdvanceAndCount(t *testing.T) {
 }
 
 // Once every key is forgotten the table lets go of its map: its memory, in
-// bytes, is back to that of an empty table, however few keys it held.
+// bytes, is back to that of an empty table, however few keys it held. A
+// reading can be off by a few KB when something else in the process frees
+// or allocates meanwhile (seen once under -race): up to three tries, of
+// which a table that keeps its map fails every one.
 func TestKeyedForgetAllGivesMemoryBack(t *testing.T) {
-	k := backoff.NewKeyed[string](backoff.Kubelet(), 0)
 	keys := make([]string, 1000) // below the size at which Forget copies
 	for i := range keys {
 		keys[i] = "object-" + strconv.Itoa(i)
 	}
-	start := heapInUse()
+	for try := 1; ; try++ {
+		start, held, end := forgetAll(keys)
+		t.Logf("try %d: heap: %d B at the start, %d B holding %d keys, %d B once all are forgotten", try, start, held, len(keys), end)
+		require.Greater(t, held-start, uint64(len(keys))*16, "the keys must hold memory, or this test shows nothing")
+		growth := int64(end) - int64(start)
+		if growth <= 512 {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("heap growth once every key is forgotten: %d B (at most 512 B)", growth)
+		}
+	}
+}
+
+// forgetAll fills a new table with keys and forgets them all, and returns
+// the heap in use before, with the keys, and after.
+func forgetAll(keys []string) (start, held, end uint64) {
+	k := backoff.NewKeyed[string](backoff.Kubelet(), 0)
+	start = heapInUse()
 	for _, key := range keys {
 		k.Next(key, t0)
 	}
-	held := heapInUse()
-	require.Greater(t, held-start, uint64(len(keys))*16, "the keys must hold memory, or this test shows nothing")
+	held = heapInUse()
 	for _, key := range keys {
 		k.Forget(key)
 	}
-	end := heapInUse()
-	t.Logf("heap: %d B at the start, %d B holding %d keys, %d B once all are forgotten", start, held, len(keys), end)
-	require.LessOrEqual(t, int64(end)-int64(start), int64(512), "heap growth once every key is forgotten, in bytes")
+	end = heapInUse()
 	runtime.KeepAlive(k)
-	runtime.KeepAlive(keys)
+	return start, held, end
 }
