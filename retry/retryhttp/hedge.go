@@ -2,7 +2,6 @@ package retryhttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -25,11 +24,6 @@ type hedgeState struct {
 	released map[*http.Response]bool // responses released, by either path
 	sent     atomic.Int32            // attempts sent so far
 }
-
-// errUnretried ends a hedged call on a failure response that is not
-// retried (a 500, a 503 to a POST): the response is the call's result, as
-// without hedging, and no success for the guard or the latency estimate.
-var errUnretried = errors.New("retryhttp: a failure response that is not retried")
 
 // hold makes the responses held so far let go of their connections before
 // a wait: with a guard, which may deny the retry and make one of them the
@@ -103,17 +97,7 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, actx.Err()
 		}
 		if !c.retryable(c.req, resp, err) {
-			// As without hedging (final), the guard hears of a failure
-			// here: the loop would take the response for a success.
-			switch {
-			case err != nil:
-				tell(c.p.Guard(), extra, c.req, resp, err)
-				return nil, retry.Permanent(err)
-			case failed(resp):
-				tell(c.p.Guard(), extra, c.req, resp, err)
-				return resp, retry.Permanent(errUnretried)
-			}
-			return resp, nil
+			return c.final(resp, err, extra)
 		}
 		if err != nil {
 			return nil, err
@@ -125,7 +109,7 @@ func (c *call) runHedged() (*http.Response, error) {
 	}
 	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
 	resp, err := retry.HedgeValue(ctx, attempt, c.p, retry.WithHooks(&hooks), discard)
-	if err == nil || err == errUnretried {
+	if err == nil || unretried(err) {
 		return resp, nil
 	}
 	if resp == nil {

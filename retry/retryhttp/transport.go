@@ -236,6 +236,7 @@ const idlePerHost = 100
 type statusError struct {
 	status string
 	code   int
+	final  bool // a failure response that is not retried: the call's result (see unretried)
 }
 
 func (e *statusError) Error() string { return "status " + e.status }
@@ -282,11 +283,10 @@ type call struct {
 	p         policy.Policy
 	retryable func(*http.Request, *http.Response, error) bool
 
-	hooks     retry.Hooks
-	n         int            // attempts sent
-	held      *http.Response // the last retryable response, not yet released
-	next      *http.Request  // the next attempt's request, its body rewound already
-	unretried bool           // the loop ended on a failure response that is not retried
+	hooks retry.Hooks
+	n     int            // attempts sent
+	held  *http.Response // the last retryable response, not yet released
+	next  *http.Request  // the next attempt's request, its body rewound already
 }
 
 func (c *call) run() (*http.Response, error) {
@@ -299,7 +299,7 @@ func (c *call) run() (*http.Response, error) {
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
 	}
-	if err == nil || c.unretried {
+	if err == nil || unretried(err) {
 		return resp, nil
 	}
 	if c.n == 0 && c.req.Body != nil {
@@ -358,7 +358,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	c.n++
 	resp, err := c.send(r)
 	if !c.retryable(c.req, resp, err) {
-		return c.final(resp, err)
+		return c.final(resp, err, c.n > 1)
 	}
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
@@ -393,21 +393,30 @@ func (c *call) statusError(resp *http.Response) error {
 	return err
 }
 
-// final ends the loop with an outcome that is not retried. The guard hears
-// what the dependency did here rather than from the loop, which would take
-// a response for a success: a 503 to a POST is a failure of the dependency,
-// whether or not the request may be retried.
-func (c *call) final(resp *http.Response, err error) (*http.Response, error) {
+// final ends the loop with an outcome that is not retried, of an attempt
+// the guard admitted if extra, hedged or not. The guard hears what the
+// dependency did here rather than from the loop, which would take a
+// response for a success (and the latency estimate would take it for a
+// sample): a 503 to a POST is a failure of the dependency, whether or not
+// the request may be retried. Such a response is still the call's result
+// (see unretried).
+func (c *call) final(resp *http.Response, err error, extra bool) (*http.Response, error) {
 	switch {
 	case err != nil:
-		tell(c.p.Guard(), c.n > 1, c.req, resp, err)
+		tell(c.p.Guard(), extra, c.req, resp, err)
 		return nil, retry.Permanent(err)
 	case failed(resp):
-		tell(c.p.Guard(), c.n > 1, c.req, resp, err)
-		c.unretried = true
-		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode})
+		tell(c.p.Guard(), extra, c.req, resp, err)
+		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode, final: true})
 	}
 	return resp, nil // a success, which the loop tells the guard of
+}
+
+// unretried reports whether err, that of a finished call, is a failure
+// response's that was not retried (see final): the response is the result.
+func unretried(err error) bool {
+	se, ok := err.(*statusError)
+	return ok && se.final
 }
 
 // send makes one attempt through the base RoundTripper, under the policy's
