@@ -65,8 +65,7 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	if !o.idleSet {
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
-	l := &limiter[T]{p: p, clock: p.Clock(), guard: p.Guard(), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
-	return l
+	return &limiter[T]{p: p, clock: p.Clock(), guard: p.Guard(), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 }
 
 // limiter is what NewRateLimiter returns.

@@ -12,8 +12,9 @@ type admission struct{ g *policy.Guard }
 
 func admissionOf(p policy.Policy) admission { return admission{p.Guard()} }
 
-// allow reports whether a retry may run at now; when it may, the retry
-// holds one of the guard's tokens until record.
+// allow reports whether a retry may run at now: while the guard has a
+// whole token left, or as its probe of the second. It takes nothing; what
+// record is told of the run is what costs.
 func (a admission) allow(now time.Time) bool { return a.g == nil || a.g.Allow(now) }
 
 // record tells the guard how a run ended; retried says the run was a retry

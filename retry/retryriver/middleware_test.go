@@ -133,8 +133,8 @@ func TestMiddlewareAdmission(t *testing.T) {
 	require.ErrorAs(t, out, &snoozed)
 	require.Equal(t, time.Second, snoozed.Duration)
 
-	// A second later the next probe runs; its success gives the token back
-	// and the retries follow.
+	// A second later the next probe runs; its success adds the ratio, a
+	// whole token here, and the retries follow.
 	now = now.Add(time.Second)
 	out, ran = work(m, job(3), nil)
 	require.True(t, ran)
