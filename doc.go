@@ -24,8 +24,8 @@
 //     arithmetic, jitter, the stateful backoff.Strategy (Next, Reset) for
 //     code that keeps its own loop, and a keyed table for per-key back-off.
 //
-// Beside them, retry/retryhttp makes an http.Client retry correctly through
-// its Transport, and retry/retrytest gives tests a mock clock that says when
+// Beside them, retryhttp makes an http.Client retry correctly through
+// its Transport, and retrytest gives tests a mock clock that says when
 // the code under test starts a wait.
 //
 // # The default
@@ -68,7 +68,7 @@
 // # Testing
 //
 // Time is injectable: policy.WithClock takes anything with Now and After,
-// github.com/benbjohnson/clock's Mock included. Package retry/retrytest wraps
+// github.com/benbjohnson/clock's Mock included. Package retrytest wraps
 // that Mock so a test can wait until the code under test is parked in a
 // back-off, read the delay it asked for and advance exactly that much, with
 // no sleeps and no races. Code that uses the real clock can also be tested

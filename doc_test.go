@@ -17,9 +17,9 @@ var wantExamples = map[string][]string{
 	"backoff":         {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
 	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
 	"retry":           {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
-	"retry/retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
-	"retry/retrytest": {"Clock"},
-	"retry/retrysql":  {"Tx", "AmbiguousCommitError"},
+	"retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
+	"retrytest": {"Clock"},
+	"retrysql":  {"Tx", "AmbiguousCommitError"},
 	".":               {""}, // the package's own Example: the tour in one call
 }
 
@@ -28,7 +28,7 @@ var wantExamples = map[string][]string{
 // and pkg.go.dev show it, and that each such package has the examples of
 // wantExamples.
 func TestExamples(t *testing.T) {
-	for _, dir := range []string{".", "backoff", "policy", "retry", "retry/retryhttp", "retry/retrytest", "retry/retrysql", "retry/retrygrpc"} {
+	for _, dir := range []string{".", "backoff", "policy", "retry", "retryhttp", "retrytest", "retrysql", "retrygrpc"} {
 		t.Run(dir, func(t *testing.T) {
 			fset := token.NewFileSet()
 			paths, err := filepath.Glob(filepath.Join(dir, "*.go"))

@@ -12,7 +12,7 @@ import (
 
 // instant is a policy.Clock on which every wait ends at once, so that the
 // example shows the kubelet's waits without taking them. Tests use
-// retry/retrytest's Clock instead, which also tells them when a wait starts.
+// retrytest's Clock instead, which also tells them when a wait starts.
 type instant struct{}
 
 func (instant) Now() time.Time { return time.Unix(0, 0) }

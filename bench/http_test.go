@@ -12,7 +12,7 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retryhttp"
 )
 
 // The HTTP scenarios time one RoundTrip and the reading of its body against

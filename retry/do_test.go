@@ -16,7 +16,7 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrytest"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 var errFlaky = errors.New("flaky")

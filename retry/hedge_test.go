@@ -18,7 +18,7 @@ import (
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrytest"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // attemptPlan says how each attempt of a hedged test behaves, by the order

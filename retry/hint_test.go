@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrytest"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 func TestHintAboveTheCapIsHonoured(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrytest"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // events records what hooks are told.

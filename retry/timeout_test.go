@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrytest"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // hanger is an operation whose first hangs attempts block until their

@@ -4,11 +4,11 @@ go 1.26.0
 
 replace github.com/retrykit/retrykit => ../..
 
-replace github.com/retrykit/retrykit/retry/retrykube => ../../retry/retrykube
+replace github.com/retrykit/retrykit/retrykube => ../../retrykube
 
 require (
-	github.com/retrykit/retrykit v0.0.0-00010101000000-000000000000
-	github.com/retrykit/retrykit/retry/retrykube v0.0.0-00010101000000-000000000000
+	github.com/retrykit/retrykit v0.1.0
+	github.com/retrykit/retrykit/retrykube v0.1.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

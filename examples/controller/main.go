@@ -28,7 +28,7 @@ import (
 
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry/retrykube"
+	"github.com/retrykit/retrykit/retrykube"
 )
 
 const (

@@ -19,7 +19,7 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retryhttp"
 )
 
 func main() {

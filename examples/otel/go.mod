@@ -4,13 +4,13 @@ go 1.26.0
 
 replace (
 	github.com/retrykit/retrykit => ../..
-	github.com/retrykit/retrykit/retry/retryotel => ../../retry/retryotel
+	github.com/retrykit/retrykit/retryotel => ../../retryotel
 )
 
 require (
 	github.com/prometheus/client_golang v1.24.1
-	github.com/retrykit/retrykit v0.0.0
-	github.com/retrykit/retrykit/retry/retryotel v0.0.0
+	github.com/retrykit/retrykit v0.1.0
+	github.com/retrykit/retrykit/retryotel v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0

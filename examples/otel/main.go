@@ -25,8 +25,8 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry/retryhttp"
-	"github.com/retrykit/retrykit/retry/retryotel"
+	"github.com/retrykit/retrykit/retryhttp"
+	"github.com/retrykit/retrykit/retryotel"
 )
 
 // script says how the server answers its requests, in turn: F is a 503,

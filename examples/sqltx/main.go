@@ -25,7 +25,7 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retrysql"
+	"github.com/retrykit/retrykit/retrysql"
 )
 
 const (

@@ -4,15 +4,15 @@ go 1.26.0
 
 replace (
 	github.com/retrykit/retrykit => ../..
-	github.com/retrykit/retrykit/retry/retryriver => ../../retry/retryriver
-	github.com/retrykit/retrykit/retry/retrysql/pgtest => ../../retry/retrysql/pgtest
+	github.com/retrykit/retrykit/retryriver => ../../retryriver
+	github.com/retrykit/retrykit/retrysql/pgtest => ../../retrysql/pgtest
 )
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/retrykit/retrykit v0.0.0-00010101000000-000000000000
-	github.com/retrykit/retrykit/retry/retryriver v0.0.0-00010101000000-000000000000
-	github.com/retrykit/retrykit/retry/retrysql/pgtest v0.0.0-00010101000000-000000000000
+	github.com/retrykit/retrykit v0.1.0
+	github.com/retrykit/retrykit/retryriver v0.1.0
+	github.com/retrykit/retrykit/retrysql/pgtest v0.1.0
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
 	github.com/riverqueue/river/rivertype v0.51.2

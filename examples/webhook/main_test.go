@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/retrykit/retrykit/retry/retrysql/pgtest"
+	"github.com/retrykit/retrykit/retrysql/pgtest"
 )
 
 func TestMain(m *testing.M) {

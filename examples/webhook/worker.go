@@ -19,8 +19,8 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retry/retryhttp"
-	"github.com/retrykit/retrykit/retry/retryriver"
+	"github.com/retrykit/retrykit/retryhttp"
+	"github.com/retrykit/retrykit/retryriver"
 )
 
 // workerEnv, set to the River schema, makes this program a worker process.

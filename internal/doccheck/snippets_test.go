@@ -68,7 +68,7 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 	"README.md: Durable retries": {
 		imports: []string{"time", "github.com/jackc/pgx/v5/pgxpool", "github.com/riverqueue/river", "github.com/riverqueue/river/riverdriver/riverpgxv5",
 			"github.com/riverqueue/river/rivertype", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy",
-			"github.com/retrykit/retrykit/retry/retryriver"},
+			"github.com/retrykit/retrykit/retryriver"},
 		decls: "var pool *pgxpool.Pool\nvar workers *river.Workers",
 		sig:   "() error",
 		after: "_ = client\nreturn err",
@@ -81,23 +81,23 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 	},
 	"README.md: gRPC": {
 		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
-			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrygrpc"},
+			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
 		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
 	},
 	"README.md: More than one call": {
-		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrysql"},
+		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrysql"},
 		decls:   "var db *sql.DB\nvar from, to, amount int\n\nfunc transfer(context.Context, *sql.Tx, int, int, int) error { return nil }",
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
 	"README.md: Observability": {
-		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retryotel"},
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryotel"},
 		decls:   "var charge func(context.Context) error",
 		sig:     "(ctx context.Context, p policy.Policy) error",
 		after:   "return err",
 	},
 	"README.md: Testing retry code": {
-		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
+		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retrytest"},
 		sig:     "(t *testing.T, ctx context.Context, op func(context.Context) error)",
 		after:   "_ = d",
 	},
@@ -110,24 +110,24 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 	"policy/text.go: Policy.MarshalText": {
 		imports: []string{"flag", "github.com/retrykit/retrykit/policy"},
 	},
-	"retry/retryhttp/transport.go: package": {
-		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retryhttp"},
+	"retryhttp/transport.go: package": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
 		sig:     "() error",
 		after:   "_ = client\nreturn nil",
 	},
-	"retry/retryhttp/transport.go: New": {
-		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retryhttp"},
+	"retryhttp/transport.go: New": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
 		sig:     "(p policy.Policy) (*retryhttp.Transport, error)",
 		after:   "return tr, err",
 	},
-	"retry/retrysql/tx.go: package": {
-		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry/retrysql"},
+	"retrysql/tx.go: package": {
+		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrysql"},
 		decls:   "var db *sql.DB",
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
-	"retry/retrytest/clock.go: package": {
-		imports: []string{"context", "errors", "testing", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retry/retrytest"},
+	"retrytest/clock.go: package": {
+		imports: []string{"context", "errors", "testing", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retrytest"},
 		top:     true,
 	},
 }
@@ -162,6 +162,11 @@ func TestSnippets(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", "..")) // the root module
 	if err != nil {
 		t.Fatal(err)
+	}
+	// This module checks the repository it sits in. From the module cache
+	// (go test all in a consumer) there is no README beside it.
+	if _, err := os.Stat(filepath.Join(root, "README.md")); err != nil {
+		t.Skipf("the repository's README.md is not two folders up (run from a clone, not the module cache): %v", err)
 	}
 	found := readmeSnippets(t, filepath.Join(root, "README.md"))
 	docGo, docOther := docSnippets(t, root)
@@ -411,8 +416,8 @@ func writeScratchModule(t *testing.T, root, dir string) {
 	// The gRPC module requires everything the root does, and gRPC for its
 	// snippets: the scratch module starts from its go.mod. The River module
 	// brings River and pgx, which -mod=mod resolves through its go.mod.
-	grpcDir := filepath.Join(root, "retry", "retrygrpc")
-	riverDir := filepath.Join(root, "retry", "retryriver")
+	grpcDir := filepath.Join(root, "retrygrpc")
+	riverDir := filepath.Join(root, "retryriver")
 	gomod, err := os.ReadFile(filepath.Join(grpcDir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
@@ -420,9 +425,9 @@ func writeScratchModule(t *testing.T, root, dir string) {
 	mod := regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(gomod, []byte("module snippets"))
 	mod = regexp.MustCompile(`(?m)^replace .*$`).ReplaceAll(mod, nil)
 	// The OpenTelemetry module, for its snippet, brings its own requirements.
-	otelDir := filepath.Join(root, "retry", "retryotel")
-	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retrygrpc v0.0.0\n\nrequire github.com/retrykit/retrykit/retry/retryotel v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retry/retrygrpc => %s\n\nreplace github.com/retrykit/retrykit/retry/retryotel => %s\n", root, grpcDir, otelDir)
-	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retry/retryriver v0.0.0\n\nreplace github.com/retrykit/retrykit/retry/retryriver => %s\n", riverDir)
+	otelDir := filepath.Join(root, "retryotel")
+	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retrygrpc v0.0.0\n\nrequire github.com/retrykit/retrykit/retryotel v0.0.0\n\nreplace github.com/retrykit/retrykit => %s\n\nreplace github.com/retrykit/retrykit/retrygrpc => %s\n\nreplace github.com/retrykit/retrykit/retryotel => %s\n", root, grpcDir, otelDir)
+	mod = fmt.Appendf(mod, "\nrequire github.com/retrykit/retrykit/retryriver v0.0.0\n\nreplace github.com/retrykit/retrykit/retryriver => %s\n", riverDir)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/retrykit/retrykit/internal/storm"
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry/retryhttp"
+	"github.com/retrykit/retrykit/retryhttp"
 )
 
 type attemptKey struct{}

@@ -1,0 +1,121 @@
+package retryhttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryhttp"
+)
+
+func ExampleNew() {
+	// A loopback server that is unavailable twice, then answers.
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := requests.Add(1)
+		if n <= 2 {
+			fmt.Printf("request %d: 503\n", n)
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Printf("request %d: 200\n", n)
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+
+	// Zero delays keep the example quick; real code would use a back-off
+	// such as policy.Default().WithMaxAttempts(4).
+	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	client := &http.Client{Transport: tr}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.Status, string(body))
+	// Output:
+	// request 1: 503
+	// request 2: 503
+	// request 3: 200
+	// 200 OK hello
+}
+
+func ExampleNew_invalidPolicy() {
+	// A policy from a configuration file that makes no sense is an error
+	// where the Transport is built, not on every request.
+	_, err := retryhttp.New(nil, policy.Exponential(10*time.Second).WithCap(time.Second))
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, policy.ErrInvalid))
+	// Output:
+	// retryhttp: policy: invalid cap: 1s is below the base delay 10s
+	// true
+}
+
+// A server's Retry-After is honoured, and hooks observe each retry. The
+// policy runs on a virtual clock whose waits end at once, so that the
+// example shows the 30s wait without taking it.
+func ExampleWithHooks() {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+
+	p := policy.Default().WithMaxAttempts(4).WithClock(newVirtualClock())
+	tr, err := retryhttp.New(nil, p, retryhttp.WithHooks(&retry.Hooks{
+		OnRetry: func(ctx context.Context, e retry.RetryEvent) {
+			fmt.Printf("attempt %d: %v; waiting %v (server's hint: %v)\n", e.Attempt, e.Err, e.Delay, e.Hinted)
+		},
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	client := &http.Client{Transport: tr}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.Status, string(body))
+	// Output:
+	// attempt 1: status 429 Too Many Requests; waiting 30s (server's hint: true)
+	// 200 OK hello
+}
+
+// virtualClock is a policy.Clock on which every wait ends at once, its time
+// moved on by the wait. It serves one call at a time.
+type virtualClock struct{ now time.Time }
+
+func newVirtualClock() *virtualClock {
+	return &virtualClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *virtualClock) Now() time.Time { return c.now }
+
+func (c *virtualClock) After(d time.Duration) <-chan time.Time {
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}

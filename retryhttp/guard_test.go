@@ -1,0 +1,340 @@
+package retryhttp_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryhttp"
+	"github.com/retrykit/retrykit/retrytest"
+)
+
+// always503 starts a server that answers every request 503 with a body, and
+// returns it with its base transport.
+func always503(t *testing.T) (*httptest.Server, *http.Transport, *flaky) {
+	t.Helper()
+	f := &flaky{statuses: []int{503}}
+	srv := httptest.NewServer(f)
+	base := srv.Client().Transport.(*http.Transport)
+	t.Cleanup(func() {
+		base.CloseIdleConnections()
+		srv.Close()
+	})
+	return srv, base, f
+}
+
+func get(t *testing.T, c *http.Client, url string) int {
+	t.Helper()
+	resp, err := c.Get(url)
+	require.NoError(t, err)
+	body(t, resp)
+	return resp.StatusCode
+}
+
+func TestTransportIsGuardedByDefault(t *testing.T) {
+	// A dead dependency: every request is answered 503. With retries at
+	// once and four attempts a request, an unguarded client makes four
+	// attempts a call; the Transport's own guard admits about its capacity
+	// of retries, then a probe a second, and keeps it near one.
+	srv, base, f := always503(t)
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr}
+	const calls = 200
+	start := time.Now()
+	throttled := 0
+	for range calls {
+		resp, err := c.Get(srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, 503, resp.StatusCode, "a request held back by the guard returns the last response")
+		if errors.Is(retryhttp.Err(resp), retry.ErrThrottled) { // and says so
+			throttled++
+		}
+		body(t, resp)
+	}
+	probes := 1 + int(time.Since(start)/time.Second)
+	require.GreaterOrEqual(t, throttled, calls-50-probes)
+	require.LessOrEqual(t, f.count(), calls+50+probes, "the first tries, the guard's 50 tokens and its probes")
+	t.Logf("%d attempts for %d calls", f.count(), calls)
+
+	// Successes reopen it: the same Transport against a healthy server
+	// retries again once it has seen them.
+	f.mu.Lock()
+	f.statuses, f.hits = []int{200}, 0
+	f.mu.Unlock()
+	for range 20 {
+		require.Equal(t, 200, get(t, c, srv.URL))
+	}
+	f.mu.Lock()
+	f.statuses, f.hits = []int{503, 200}, 0
+	f.mu.Unlock()
+	require.Equal(t, 200, get(t, c, srv.URL), "the first-try successes reopened the guard: the 503 is retried")
+	require.Equal(t, 2, f.count())
+}
+
+func TestTransportGuardOptions(t *testing.T) {
+	p := policy.Constant(0).WithMaxAttempts(4)
+	t.Run("WithGuard(nil) turns it off", func(t *testing.T) {
+		srv, base, f := always503(t)
+		tr, err := retryhttp.New(base, p, retryhttp.WithGuard(nil))
+		require.NoError(t, err)
+		c := &http.Client{Transport: tr}
+		for range 20 {
+			get(t, c, srv.URL)
+		}
+		require.Equal(t, 80, f.count(), "four attempts every time")
+	})
+	t.Run("one guard shared by two Transports", func(t *testing.T) {
+		srv, base, f := always503(t)
+		g := policy.NewGuard(10, 0.4)
+		a, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		require.NoError(t, err)
+		b, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		require.NoError(t, err)
+		for range 10 {
+			get(t, &http.Client{Transport: a}, srv.URL)
+		}
+		require.Zero(t, g.Tokens(), "a's failures drained the shared guard")
+		before := f.count()
+		get(t, &http.Client{Transport: b}, srv.URL)
+		require.Equal(t, before+1, f.count(), "b is denied its retries by a's failures")
+	})
+	t.Run("the policy's own guard", func(t *testing.T) {
+		srv, base, f := always503(t)
+		g := policy.NewGuard(10, 0.4)
+		tr, err := retryhttp.New(base, p.WithGuard(g), retryhttp.WithGuard(nil))
+		require.NoError(t, err)
+		get(t, &http.Client{Transport: tr}, srv.URL)
+		require.Equal(t, 4, f.count())
+		require.InDelta(t, 10-0.2-3, g.Tokens(), 1e-9, "the policy's guard saw the first try fail (half the ratio) and the three retries")
+	})
+	t.Run("separate Transports, separate guards", func(t *testing.T) {
+		srv, base, f := always503(t)
+		a, err := retryhttp.New(base, p)
+		require.NoError(t, err)
+		for range 10 {
+			get(t, &http.Client{Transport: a}, srv.URL)
+		}
+		b, err := retryhttp.New(base, p)
+		require.NoError(t, err)
+		before := f.count()
+		get(t, &http.Client{Transport: b}, srv.URL)
+		require.Equal(t, before+4, f.count(), "a fresh Transport has a full guard of its own")
+	})
+	t.Run("an invalid guard is refused at New", func(t *testing.T) {
+		tr, err := retryhttp.New(nil, p, retryhttp.WithGuard(policy.NewGuard(0, 1)))
+		require.ErrorIs(t, err, policy.ErrInvalid)
+		require.Nil(t, tr)
+	})
+}
+
+// A request whose retry the guard holds back until its attempts run out
+// returns its last response, whose body was kept in memory through the
+// waits (the connection went back to the pool), and Err says why.
+func TestGuardedFinalResponseIsKept(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		err  error
+	}{
+		{"small body, whole", "busy, come back later", nil},
+		{"body over 64 KiB, cut", hugeBody, retryhttp.ErrBodyDropped},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			base := srv.Client().Transport.(*http.Transport)
+			t.Cleanup(base.CloseIdleConnections)
+			clk := retrytest.NewClock()
+			g := spentGuard(time.Unix(1, 0)) // no token, and no probe before 2s
+			client := &http.Client{Transport: build(t, base, policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk).WithGuard(g))}
+			done := make(chan *http.Response, 1)
+			go func() {
+				resp, err := client.Get(srv.URL)
+				require.NoError(t, err)
+				done <- resp
+			}()
+			require.Equal(t, time.Second, clk.Step(t), "the wait before the retry the guard then denies")
+			resp := <-done
+			require.Equal(t, 503, resp.StatusCode)
+			require.ErrorIs(t, retryhttp.Err(resp), retry.ErrThrottled)
+			got, err := io.ReadAll(resp.Body)
+			require.NoError(t, resp.Body.Close())
+			if tt.err == nil {
+				require.NoError(t, err)
+				require.Equal(t, tt.body, string(got))
+				require.Equal(t, int32(1), conns.Load())
+				return
+			}
+			require.ErrorIs(t, err, tt.err)
+			require.Equal(t, 64<<10, len(got), "what was kept")
+			require.True(t, strings.HasPrefix(hugeBody, string(got)))
+		})
+	}
+}
+
+// Writes do not hide an outage: against a server that answers 503 to
+// everything, the GETs' attempts per call stay near one whatever share of
+// the traffic is POSTs, which are never retried and never count as
+// successes (they once did, and a write-heavy service kept its guard open).
+func TestGuardSeesFailedWrites(t *testing.T) {
+	t.Parallel()
+	for _, posts := range []int{0, 5, 10} {
+		t.Run(fmt.Sprintf("%d POSTs per GET", posts), func(t *testing.T) {
+			t.Parallel() // a server and a Transport, with its guard, of its own
+			guardSeesFailedWrites(t, posts)
+		})
+	}
+}
+
+func guardSeesFailedWrites(t *testing.T, posts int) {
+	srv, base, f := always503(t)
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4))
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr}
+	const gets = 500
+	getAttempts := 0
+	start := time.Now()
+	for range gets {
+		for range posts {
+			resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("x"))
+			require.NoError(t, err)
+			body(t, resp)
+		}
+		before := f.count()
+		require.Equal(t, 503, get(t, c, srv.URL))
+		getAttempts += f.count() - before
+	}
+	probes := 1 + int(time.Since(start)/time.Second)
+	perGet := float64(getAttempts) / gets
+	t.Logf("%d POSTs per GET: %.3f attempts per GET", posts, perGet)
+	require.LessOrEqual(t, getAttempts, gets+50+probes, "%d POSTs per GET", posts)
+	require.LessOrEqual(t, perGet, 1.2)
+}
+
+// A POST that fails is news for the guard: one that asks for a pause (a
+// 503 with Retry-After) or times out takes a token, as a GET's would,
+// though it is not retried; one that succeeds adds the ratio.
+func TestGuardHearsUnretriedRequests(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		handler http.HandlerFunc
+		tokens  float64
+	}{
+		{"503 with Retry-After", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(503)
+		}, 8},
+		{"429", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(429) }, 8},
+		{"503", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }, 8.75}, // half the ratio, as any first try that fails fast
+		{"201", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }, 9.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			g := policy.NewGuard(10, 0.5)
+			g.Allow(time.Now())
+			g.Record(true, policy.Failed) // 9 tokens: room for the ratio
+			tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
+			require.NoError(t, err)
+			resp, err := (&http.Client{Transport: tr}).Post(srv.URL, "text/plain", strings.NewReader("x"))
+			require.NoError(t, err)
+			body(t, resp)
+			require.Nil(t, retryhttp.Err(resp), "a response that was not retried")
+			require.Equal(t, tt.tokens, g.Tokens())
+		})
+	}
+}
+
+// Hedging with a fixed delay below a healthy server's latency hedges every
+// request, and every hedge loses: the hedges stop at half the guard, and
+// the retries of real 503s go on with the other half. Hedging loses no more
+// calls than no hedging (it once switched retries off: 31 calls of 320
+// lost against 1 to 3).
+func TestHedgingLeavesRetriesAlone(t *testing.T) {
+	lost := func(hedging bool) int {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(20 * time.Millisecond)
+			if n.Add(1)%10 == 0 {
+				w.WriteHeader(503)
+				return
+			}
+			_, _ = io.WriteString(w, "ok")
+		}))
+		defer srv.Close()
+		p := policy.Constant(5 * time.Millisecond).WithMaxAttempts(3)
+		if hedging {
+			p = p.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond})
+		}
+		tr, err := retryhttp.New(nil, p)
+		require.NoError(t, err)
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr}
+		var failed atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 40 {
+					resp, err := c.Get(srv.URL)
+					if err != nil || resp.StatusCode != 200 {
+						failed.Add(1)
+					}
+					if err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						_ = resp.Body.Close()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return int(failed.Load())
+	}
+	without, with := lost(false), lost(true)
+	t.Logf("calls lost of 320: %d without hedging, %d with", without, with)
+	require.LessOrEqual(t, with, without+3)
+}
+
+// A response kept through a guarded wait is the final one only if the
+// retry is denied: once the retry is made, its outcome replaces it, also
+// when that outcome is a connection error.
+func TestGuardedKeptResponseGivesWayToTheRetry(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(503)
+			_, _ = io.WriteString(w, "attempt 1")
+			return
+		}
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close() // reset before any header
+		}
+	}))
+	defer srv.Close()
+	// Without keep-alives: net/http itself sends an idempotent request again
+	// when a reused connection is reset before any response.
+	tr, err := retryhttp.New(&http.Transport{DisableKeepAlives: true}, policy.Constant(time.Millisecond).WithMaxAttempts(2))
+	require.NoError(t, err)
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	require.Error(t, err, "the last attempt's outcome, not attempt 1's response")
+	require.Nil(t, resp)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.EqualValues(t, 2, n.Load())
+}

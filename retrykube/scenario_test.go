@@ -1,0 +1,192 @@
+package retrykube_test
+
+import (
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retrykube"
+)
+
+// The scenario: a controller with a real client-go workqueue and 4 workers
+// holds 1,000 objects that fail to reconcile together for 30 s (their
+// dependency is down) and then succeed; a reconcile takes 1 ms. It runs
+// inside testing/synctest, on virtual time.
+const (
+	objects   = 1000
+	workers   = 4
+	outage    = 30 * time.Second
+	reconcile = time.Millisecond
+	horizon   = 600 // seconds of per-second counts kept
+)
+
+// outcome is what the scenario measures.
+type outcome struct {
+	duringOutage int           // reconciles started during the outage, the first ones included
+	busiest      int           // the most reconciles started in one second after recovery
+	allDone      time.Duration // from recovery until every object has reconciled successfully
+	median       time.Duration // … until half of them have
+	startBytes   int64         // the limiter's heap, in bytes, once built
+	endBytes     int64         // … once every object has reconciled and the queue is gone
+}
+
+// runScenario runs the scenario with the limiter newLimiter builds, inside
+// a synctest bubble.
+func runScenario(t *testing.T, newLimiter func() workqueue.TypedRateLimiter[string]) outcome {
+	t.Helper()
+	var out outcome
+	synctest.Test(t, func(t *testing.T) {
+		keys := make([]string, objects)
+		for i := range keys {
+			keys[i] = "default/object-" + strconv.Itoa(i)
+		}
+		var (
+			perSecond [horizon]int
+			doneAt    = make([]time.Duration, 0, objects)
+			mu        sync.Mutex
+		)
+		out.startBytes = limiterBytes(newLimiter)
+		limiter := newLimiter()
+
+		start := time.Now()
+		q := workqueue.NewTypedRateLimitingQueue(limiter)
+		for _, k := range keys {
+			q.Add(k)
+		}
+		allDone := make(chan struct{})
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					key, shutdown := q.Get()
+					if shutdown {
+						return
+					}
+					at := time.Since(start)
+					time.Sleep(reconcile)
+					mu.Lock()
+					if s := int(at / time.Second); s < horizon {
+						perSecond[s]++
+					}
+					if at < outage {
+						out.duringOutage++
+						mu.Unlock()
+						q.AddRateLimited(key)
+					} else {
+						doneAt = append(doneAt, at-outage)
+						if len(doneAt) == objects {
+							close(allDone)
+						}
+						mu.Unlock()
+						q.Forget(key)
+					}
+					q.Done(key)
+				}
+			})
+		}
+		<-allDone
+		q.ShutDown()
+		wg.Wait()
+		q = nil
+
+		out.busiest = slices.Max(perSecond[outage/time.Second:])
+		slices.Sort(doneAt)
+		out.allDone, out.median = doneAt[objects-1], doneAt[objects/2-1]
+		with := heapInUse()
+		runtime.KeepAlive(limiter)
+		limiter = nil
+		out.endBytes = with - heapInUse()
+	})
+	return out
+}
+
+// limiterBytes returns the heap, in bytes, that a limiter newLimiter builds
+// holds.
+func limiterBytes(newLimiter func() workqueue.TypedRateLimiter[string]) int64 {
+	newLimiter() // a first one may set up global state that stays
+	l := newLimiter()
+	with := heapInUse()
+	runtime.KeepAlive(l)
+	return with - heapInUse()
+}
+
+// heapInUse returns the bytes of live heap objects, after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC() // the first may leave the previous run's garbage half swept
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// fullJitter is the policy of the issue's goals: client-go's item schedule
+// (5 ms doubling to 1,000 s) with full jitter.
+func fullJitter() policy.Policy {
+	return policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second).
+		WithJitter(backoff.Jitter{Kind: backoff.Full})
+}
+
+// goals are the scenario's goals, each checked against the default's row.
+type goals struct{ outage, busiest, allDone, memory bool }
+
+var scenarioRows = []struct {
+	name  string
+	new   func() workqueue.TypedRateLimiter[string]
+	meets goals // which goals the row is expected to meet
+}{
+	{"`DefaultTypedControllerRateLimiter` (item exponential + 10 qps bucket)", workqueue.DefaultTypedControllerRateLimiter[string], goals{outage: true, busiest: true}},
+	{"item exponential alone (5 ms → 1,000 s, no jitter)", func() workqueue.TypedRateLimiter[string] {
+		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 1000*time.Second)
+	}, goals{allDone: true}},
+	{"`NewRateLimiter`, same schedule, no jitter", func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second))
+	}, goals{allDone: true, memory: true}},
+	{"`NewRateLimiter`, `policy.Default()` (10 s → 300 s, no jitter)", func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](policy.Default())
+	}, goals{allDone: true, memory: true}},
+	{"`NewRateLimiter`, 5 ms → 1,000 s, full jitter", func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](fullJitter())
+	}, goals{busiest: true, memory: true}},
+	{"`NewRateLimiter`, full jitter, max of a 10 qps bucket", func() workqueue.TypedRateLimiter[string] {
+		return workqueue.NewTypedMaxOfRateLimiter(retrykube.NewRateLimiter[string](fullJitter()),
+			&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)})
+	}, goals{outage: true, busiest: true, memory: true}},
+	{"`NewRateLimiter`, full jitter, `WithGuard(policy.NewGuard(50, 1))`", func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](fullJitter().WithGuard(policy.NewGuard(50, 1)))
+	}, goals{outage: true, busiest: true, allDone: true, memory: true}},
+}
+
+// TestScenario runs every row, prints the README's table, and checks each
+// goal of each row against what the row is expected to meet: a row that
+// starts meeting a goal, or stops, fails the test.
+func TestScenario(t *testing.T) {
+	base := runScenario(t, scenarioRows[0].new)
+	t.Log("| limiter | reconciles during the 30 s outage | busiest second after recovery | every object reconciled, after recovery | limiter's heap after, start |")
+	for _, r := range scenarioRows {
+		o := runScenario(t, r.new)
+		t.Logf("| %s | %d (%.1f/s) | %d | %.1f s (p50 %.1f s) | %d B, %d B |", r.name, o.duringOutage,
+			float64(o.duringOutage)/outage.Seconds(), o.busiest, o.allDone.Seconds(), o.median.Seconds(), o.endBytes, o.startBytes)
+		got := goals{
+			outage:  o.duringOutage <= base.duringOutage,
+			busiest: o.busiest <= objects/10,
+			allDone: o.allDone <= 50*time.Second,
+			memory:  o.endBytes <= o.startBytes+64, // a word or two of the runtime's own move from run to run
+		}
+		want := r.meets
+		if raceEnabled { // heap sizes mean nothing under the race detector; CI checks them without it
+			got.memory = want.memory
+		}
+		require.Equal(t, want, got, "%s: goals met (want, got): reconciles during the outage %d (default %d), busiest second %d (at most %d), every object after %v (at most 50s), heap %d B (start %d B)",
+			r.name, o.duringOutage, base.duringOutage, o.busiest, objects/10, o.allDone, o.endBytes, o.startBytes)
+	}
+}

@@ -1,0 +1,61 @@
+package retryotel_test
+
+import (
+	"context"
+	"testing"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryotel"
+)
+
+// BenchmarkRecorder measures a first-try success and a call with two
+// zero-delay retries, each without hooks, with the Recorder's metrics (the
+// SDK's meter provider, read by a ManualReader), and with the metrics and
+// a recording span in the context, which gets an event per retry.
+func BenchmarkRecorder(b *testing.B) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	rec, err := retryotel.New("payments", retryotel.WithMeterProvider(mp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	p := policy.Constant(0).WithMaxAttempts(5)
+	ops := []struct {
+		name string
+		op   func(context.Context) error
+	}{
+		{"first-try", succeed},
+		{"two-retries", (&failTwice{}).op},
+	}
+	for _, o := range ops {
+		for _, mode := range []string{"bare", "metrics", "metrics+span"} {
+			b.Run(o.name+"/"+mode, func(b *testing.B) {
+				var opts []retry.Option
+				if mode != "bare" {
+					opts = append(opts, retry.WithHooks(rec.Hooks()))
+				}
+				ctx := context.Background()
+				if mode == "metrics+span" {
+					var span interface{ End(...trace.SpanEndOption) }
+					ctx, span = tp.Tracer("bench").Start(ctx, "call")
+					defer span.End()
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := retry.Do(ctx, o.op, p, opts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

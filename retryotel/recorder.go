@@ -1,0 +1,178 @@
+package retryotel
+
+import (
+	"context"
+	"errors"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/retrykit/retrykit/retry"
+)
+
+// scope is the instrumentation scope of the meter a Recorder uses.
+const scope = "github.com/retrykit/retrykit/retryotel"
+
+// The attributes of the metrics: never an error text, a URL or anything
+// else without a bound.
+const (
+	attrDependency = attribute.Key("retry.dependency") // the name given to New
+	attrOutcome    = attribute.Key("retry.outcome")    // how the call ended
+)
+
+// Recorder records the retries and ends of the calls to one dependency as
+// OpenTelemetry metrics, and each retry as an event on the call's span.
+// Build one per dependency with [New] and give its [Recorder.Hooks] to
+// every call that reaches it. A zero Recorder records nothing. A Recorder
+// is safe for concurrent use.
+type Recorder struct {
+	hooks *retry.Hooks
+
+	calls     metric.Int64Counter
+	retries   metric.Int64Histogram
+	delay     metric.Float64Histogram
+	denied    metric.Int64Counter
+	hedges    metric.Int64Counter
+	hedgeWins metric.Int64Counter
+
+	// The attribute sets, built once so that recording allocates nothing.
+	byOutcome [numOutcomes]attrs // the dependency and each outcome
+	dep       attrs              // the dependency alone
+}
+
+// attrs is one precomputed attribute set, as options of both kinds.
+type attrs struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func newAttrs(kvs ...attribute.KeyValue) attrs {
+	opt := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	return attrs{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+// An Option configures a [Recorder] built by [New].
+type Option func(*config)
+
+type config struct {
+	mp metric.MeterProvider
+}
+
+// WithMeterProvider returns an Option that records through mp instead of
+// the global provider (otel.GetMeterProvider). A nil mp keeps the global
+// one.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) {
+		if mp != nil {
+			c.mp = mp
+		}
+	}
+}
+
+// New returns a Recorder for the calls to the dependency named dependency,
+// which becomes the retry.dependency attribute of every measurement: a
+// fixed name such as "payments", never a URL. It returns an error for an
+// empty name, or when the meter refuses an instrument. The instruments,
+// each with the attribute retry.dependency:
+//
+//   - retry.client.calls (counter, {call}, and retry.outcome): calls by
+//     how they ended: success, exhausted, throttled, permanent, cancelled,
+//     deadline, hint_too_long or invalid;
+//   - retry.client.call.retries (histogram, {retry}, and retry.outcome):
+//     the retries of each call that retried, after A96's
+//     grpc.client.call.retries: its attempts, counting the first call,
+//     less one and less its hedges (in a Loop, every run after the first);
+//     its count is the calls that needed a retry, and a first-try success
+//     costs one measurement, not two;
+//   - retry.client.call.retry_delay (histogram, s, and retry.outcome): the
+//     time each call that waited spent waiting between its attempts
+//     (DoneEvent.Waited), waits imposed by the guard included, after A96's
+//     grpc.client.call.retry_delay;
+//   - retry.client.retry.denied (counter, {retry}): retries the policy's
+//     guard held back after their wait (DoneEvent.Denied), each making its
+//     call wait again and ask again, the one that ended a throttled call
+//     included;
+//   - retry.client.hedge.started (counter, {hedge}): attempts started beside
+//     one still running;
+//   - retry.client.hedge.won (counter, {call}): hedged calls won by an
+//     attempt other than the first (a hedge, or a retry after a round
+//     failed).
+func New(dependency string, opts ...Option) (*Recorder, error) {
+	if dependency == "" {
+		return nil, errors.New("retryotel: empty dependency name")
+	}
+	c := config{mp: otel.GetMeterProvider()}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&c)
+		}
+	}
+	r := &Recorder{dep: newAttrs(attrDependency.String(dependency))}
+	for o := range numOutcomes {
+		r.byOutcome[o] = newAttrs(attrDependency.String(dependency), attrOutcome.String(o.String()))
+	}
+	if err := r.instruments(c.mp.Meter(scope)); err != nil {
+		return nil, err
+	}
+	r.hooks = &retry.Hooks{OnRetry: r.onRetry, OnDone: r.onDone}
+	return r, nil
+}
+
+// instruments creates the Recorder's instruments from m.
+func (r *Recorder) instruments(m metric.Meter) error {
+	var errs [6]error
+	r.calls, errs[0] = m.Int64Counter("retry.client.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls made through a retry policy, by how they ended."))
+	r.retries, errs[1] = m.Int64Histogram("retry.client.call.retries", metric.WithUnit("{retry}"),
+		metric.WithDescription("Retries made by each call that retried."),
+		metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 10))
+	r.delay, errs[2] = m.Float64Histogram("retry.client.call.retry_delay", metric.WithUnit("s"),
+		metric.WithDescription("Time each call spent waiting between its attempts."),
+		metric.WithExplicitBucketBoundaries(0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
+	r.denied, errs[3] = m.Int64Counter("retry.client.retry.denied", metric.WithUnit("{retry}"),
+		metric.WithDescription("Retries held back by the guard: the call waits and asks again."))
+	r.hedges, errs[4] = m.Int64Counter("retry.client.hedge.started", metric.WithUnit("{hedge}"),
+		metric.WithDescription("Attempts started beside one still running."))
+	r.hedgeWins, errs[5] = m.Int64Counter("retry.client.hedge.won", metric.WithUnit("{call}"),
+		metric.WithDescription("Hedged calls won by an attempt other than the first."))
+	if err := errors.Join(errs[:]...); err != nil {
+		return errors.Join(errors.New("retryotel: creating instruments"), err)
+	}
+	return nil
+}
+
+// Hooks returns the hooks that record the calls they are given to, for
+// retry.WithHooks, retryhttp.WithHooks or retrygrpc.WithRetryOptions. The
+// same *retry.Hooks comes back every time; for a zero Recorder it is nil,
+// which observes nothing.
+func (r *Recorder) Hooks() *retry.Hooks { return r.hooks }
+
+func (r *Recorder) onRetry(ctx context.Context, e retry.RetryEvent) {
+	if e.Err == nil {
+		return // a Loop's pause after a run that succeeded: no retry
+	}
+	spanRetry(ctx, e)
+}
+
+func (r *Recorder) onDone(ctx context.Context, e retry.DoneEvent) {
+	o := classify(e.Err)
+	a := &r.byOutcome[o]
+	r.calls.Add(ctx, 1, a.add...)
+	if n := e.Attempts - 1 - e.Hedges; n > 0 {
+		r.retries.Record(ctx, int64(n), a.record...)
+	}
+	if e.Waited > 0 {
+		r.delay.Record(ctx, e.Waited.Seconds(), a.record...)
+	}
+	if e.Denied > 0 {
+		r.denied.Add(ctx, int64(e.Denied), r.dep.add...)
+	}
+	if e.Hedges > 0 {
+		r.hedges.Add(ctx, int64(e.Hedges), r.dep.add...)
+		if e.Won > 1 {
+			r.hedgeWins.Add(ctx, 1, r.dep.add...)
+		}
+	}
+	spanDone(ctx, e, o)
+}
