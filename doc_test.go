@@ -14,13 +14,13 @@ import (
 // pkg.go.dev attach them: Name for a function or type, Type_Method for a
 // method, _suffix for the package itself.
 var wantExamples = map[string][]string{
-	"backoff":         {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
-	"policy":          {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
-	"retry":           {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
+	"backoff":   {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
+	"policy":    {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
+	"retry":     {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
 	"retrytest": {"Clock"},
 	"retrysql":  {"Tx", "AmbiguousCommitError"},
-	".":               {""}, // the package's own Example: the tour in one call
+	".":         {""}, // the package's own Example: the tour in one call
 }
 
 // TestExamples checks that every example of the packages users import is
