@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"unicode/utf8"
 )
 
 // chart draws the figures as an SVG: for the storm and the overload, one
@@ -12,11 +13,20 @@ import (
 // of each strip; below them, the table of every other scenario.
 func chart(table [][]cell) []byte {
 	const (
-		width       = 720
 		left, right = 150, 600 // the strips' x range
 		strip, gap  = 22, 8    // a strip's height, and the space between strips
 		rowHeight   = 20       // a table row's height
+		goalSize    = 11       // the goal column's font size
+		margin      = 10       // the space kept free at the right edge
 	)
+	// The table's columns; the last, the goals, sets the chart's width, so
+	// that the longest goal fits.
+	cols := []int{10, 150, 300, 450, 590}
+	width := 720
+	for _, row := range table[2:] {
+		end := cols[len(cols)-1] + textWidth(goal[row[0].scenario.Name], goalSize) + margin
+		width = max(width, end)
+	}
 	var b bytes.Buffer
 	clients := len(table[0])
 	height := 40 + 2*(30+clients*(strip+gap)) + 40 + (len(table)-2)*rowHeight + 20
@@ -55,7 +65,6 @@ func chart(table [][]cell) []byte {
 		y = bottom + 20
 	}
 	// The other scenarios, as a table.
-	cols := []int{10, 150, 300, 450, 590}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">scenario</text>`+"\n", cols[0], y+12)
 	for j, c := range table[0] {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", cols[j+1], y+12, html.EscapeString(c.client.Name))
@@ -72,4 +81,11 @@ func chart(table [][]cell) []byte {
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// textWidth bounds the width, in pixels, of s set in a sans-serif font of
+// the given size: no glyph of the common sans-serif fonts is wider than
+// 0.65 em, except capitals such as M and W, which the goals do not use.
+func textWidth(s string, size int) int {
+	return (utf8.RuneCountInString(s)*size*65 + 99) / 100
 }
