@@ -29,12 +29,18 @@ type wrapper struct {
 	top     bool     // the snippet is package-level declarations, not a body
 }
 
-// snippets holds every Go snippet of README.md and of the doc comments,
-// keyed by file and then by the heading it is under (README.md) or by what
-// the doc comment documents, with " #2" for the second block there. A
-// snippet missing here fails the test, as does an entry whose snippet is
-// gone.
+// snippets holds every Go snippet of README.md, of the docs/ pages and of
+// the doc comments, keyed by file and then by the heading it is under (a
+// Markdown page) or by what the doc comment documents, with " #2" for the
+// second block there. A snippet missing here fails the test, as does an
+// entry whose snippet is gone.
 var snippets = map[string]wrapper{
+	"README.md: retrykit": {
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var client interface{ Ping(context.Context) error }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
 	"README.md: Use": {
 		imports: []string{"context"},
 		decls: `type User struct{}
@@ -43,29 +49,73 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:   "(ctx context.Context, id string) error",
 		after: "_ = user\nreturn err",
 	},
-	"README.md: Use #2": {
+	"README.md: Policies": {
+		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
+		decls:   "func isTemporary(error) bool { return true }",
+		after:   "_ = p",
+	},
+	"README.md: HTTP": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
+		sig:     "() error",
+		after:   "_ = client\nreturn nil",
+	},
+	"README.md: Retry admission": {
+		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
+		after:   "_ = p",
+	},
+	"docs/calls.md: One call": {
 		imports: []string{"context", "errors", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls: `type Job struct{ State string }
 var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:   "(ctx context.Context, id string, p policy.Policy) error",
 		after: "_ = job\nreturn err",
 	},
-	"README.md: Policies": {
+	"docs/calls.md: Restart work forever: Loop": {
+		imports: []string{"context", "errors", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls: `type session interface {
+	Consume(context.Context, func([]byte) error) error
+	Close() error
+}
+var broker interface{ Connect(context.Context) (session, error) }
+var errSessionClosed = errors.New("session closed by the broker")
+func handle([]byte) error { return nil }`,
+		sig:   "(ctx context.Context) error",
+		after: "return err",
+	},
+	"docs/calls.md: Fan out: Go": {
+		imports: []string{"context", "golang.org/x/sync/errgroup", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls: `type User struct{}
+var api interface{ GetUser(context.Context, string) (User, error) }`,
+		sig:   "(ctx context.Context, ids []string, p policy.Policy) error",
+		after: "_ = users\nreturn nil",
+	},
+	"docs/admission.md: Retry admission": {
 		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
-		decls:   "func isTemporary(error) bool { return true }",
 		after:   "_ = p",
 	},
-	"README.md: retrykit": {
-		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
-		decls:   "var client interface{ Ping(context.Context) error }",
+	"docs/hedging.md: Hedged calls": {
+		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var get func(context.Context) (*http.Response, error)\n\nfunc closeBody(resp *http.Response) { resp.Body.Close() }",
+		sig:     "(ctx context.Context)",
+		after:   "_, _ = resp, err",
+	},
+	"docs/http.md: HTTP: retryhttp": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
+		sig:     "() error",
+		after:   "_ = client\nreturn nil",
+	},
+	"docs/grpc.md: gRPC: retrygrpc": {
+		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
+			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
+		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
+	},
+	"docs/sql.md: Transactions: retrysql": {
+		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrysql"},
+		decls:   "var db *sql.DB\nvar from, to, amount int\n\nfunc transfer(context.Context, *sql.Tx, int, int, int) error { return nil }",
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
-	"README.md: Retry admission": {
-		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
-		after:   "_ = p",
-	},
-	"README.md: Durable retries": {
+	"docs/river.md: Durable retries: retryriver": {
 		imports: []string{"time", "github.com/jackc/pgx/v5/pgxpool", "github.com/riverqueue/river", "github.com/riverqueue/river/riverdriver/riverpgxv5",
 			"github.com/riverqueue/river/rivertype", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy",
 			"github.com/retrykit/retrykit/retryriver"},
@@ -73,33 +123,11 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:   "() error",
 		after: "_ = client\nreturn err",
 	},
-	"README.md: Hedged calls": {
-		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
-		decls:   "var get func(context.Context) (*http.Response, error)\n\nfunc closeBody(resp *http.Response) { resp.Body.Close() }",
-		sig:     "(ctx context.Context)",
-		after:   "_, _ = resp, err",
-	},
-	"README.md: gRPC": {
-		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
-			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
-		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
-	},
-	"README.md: More than one call": {
-		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrysql"},
-		decls:   "var db *sql.DB\nvar from, to, amount int\n\nfunc transfer(context.Context, *sql.Tx, int, int, int) error { return nil }",
-		sig:     "(ctx context.Context) error",
-		after:   "return err",
-	},
-	"README.md: Observability": {
+	"docs/observability.md: Metrics and span events: retryotel": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryotel"},
 		decls:   "var charge func(context.Context) error",
 		sig:     "(ctx context.Context, p policy.Policy) error",
 		after:   "return err",
-	},
-	"README.md: Testing retry code": {
-		imports: []string{"context", "testing", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retrytest"},
-		sig:     "(t *testing.T, ctx context.Context, op func(context.Context) error)",
-		after:   "_ = d",
 	},
 	"doc.go: package": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
@@ -150,8 +178,8 @@ var notGo = map[string]string{
 // RETRYKIT_STATICCHECK=1.
 const defaultStaticcheck = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
 
-// TestSnippets compiles every Go snippet of README.md and of the doc
-// comments in a scratch module that requires this one, and vets it: with go
+// TestSnippets compiles every Go snippet of README.md, BENCHMARKS.md, the
+// docs/ pages and the doc comments in a scratch module that requires this one, and vets it: with go
 // vet always, and with staticcheck when RETRYKIT_STATICCHECK is 1 or a
 // staticcheck package@version (it is fetched through the module proxy, so
 // CI turns it on).
@@ -168,7 +196,10 @@ func TestSnippets(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "README.md")); err != nil {
 		t.Skipf("the repository's README.md is not two folders up (run from a clone, not the module cache): %v", err)
 	}
-	found := readmeSnippets(t, filepath.Join(root, "README.md"))
+	found := map[string]string{}
+	for _, name := range pages(t, root) {
+		maps.Copy(found, markdownSnippets(t, root, name))
+	}
 	docGo, docOther := docSnippets(t, root)
 	for k, v := range docGo {
 		found[k] = v
@@ -240,11 +271,29 @@ func TestSnippets(t *testing.T) {
 	}
 }
 
-// readmeSnippets returns the ```go blocks of the Markdown file, keyed by
-// "README.md: " and the heading they are under, with " #2" and so on for
-// the second and later blocks under one heading.
-func readmeSnippets(t *testing.T, path string) map[string]string {
+// pages returns the Markdown pages whose identifiers are checked, relative
+// to root: README.md, BENCHMARKS.md and docs/*.md.
+func pages(t *testing.T, root string) []string {
 	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"README.md", "BENCHMARKS.md"}
+	for _, d := range docs {
+		rel, _ := filepath.Rel(root, d)
+		names = append(names, filepath.ToSlash(rel))
+	}
+	return names
+}
+
+// markdownSnippets returns the ```go blocks of the Markdown page name, a
+// path relative to root, keyed by name, ": " and the heading they are
+// under, with " #2" and so on for the second and later blocks under one
+// heading.
+func markdownSnippets(t *testing.T, root, name string) map[string]string {
+	t.Helper()
+	path := filepath.Join(root, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +315,7 @@ func readmeSnippets(t *testing.T, path string) map[string]string {
 			if lang != "go" {
 				continue
 			}
-			key := filepath.Base(path) + ": " + heading
+			key := name + ": " + heading
 			if count[heading]++; count[heading] > 1 {
 				key += fmt.Sprintf(" #%d", count[heading])
 			}
