@@ -15,10 +15,10 @@ func BenchmarkScheduleDelay(b *testing.B) {
 		name string
 		s    backoff.Schedule
 	}{
-		{"exponential-x2", backoff.Exponential{Base: 10 * time.Second, Factor: 2}},
-		{"exponential-x1.6", backoff.Exponential{Base: time.Second, Factor: 1.6}},
+		{"exponential-x2", backoff.Exponential(10*time.Second, 2)},
+		{"exponential-x1.6", backoff.Exponential(time.Second, 1.6)},
 		{"constant", backoff.Constant(time.Second)},
-		{"capped-x2", backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second)},
+		{"capped-x2", backoff.Cap(backoff.Exponential(10*time.Second, 2), 300*time.Second)},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			b.ReportAllocs()

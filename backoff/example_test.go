@@ -18,7 +18,7 @@ func ExampleDefault() {
 }
 
 func ExampleExponential() {
-	grpc := backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 1.6}, 120*time.Second)
+	grpc := backoff.Cap(backoff.Exponential(time.Second, 1.6), 120*time.Second)
 	for n := 1; n <= 12; n++ {
 		fmt.Print(grpc.Delay(n).Round(time.Millisecond), " ")
 	}
@@ -64,7 +64,7 @@ func ExampleKeyed() {
 func ExampleNewKeyed() {
 	// Per-host back-off for an HTTP client: 1s doubling to a minute, and a
 	// host left alone for five minutes starts over.
-	hosts := backoff.NewKeyed[string](backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 2}, time.Minute), 5*time.Minute)
+	hosts := backoff.NewKeyed[string](backoff.Cap(backoff.Exponential(time.Second, 2), time.Minute), 5*time.Minute)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	fmt.Println(hosts.Next("api.example.com", now), hosts.Next("api.example.com", now), hosts.Next("cdn.example.com", now))
 	// Output: 1s 2s 1s

@@ -13,7 +13,7 @@ import (
 const maxDuration = time.Duration(math.MaxInt64)
 
 func TestExponentialKubeletSequence(t *testing.T) {
-	e := backoff.Exponential{Base: 10 * time.Second, Factor: 2}
+	e := backoff.Exponential(10*time.Second, 2)
 	want := []time.Duration{10, 20, 40, 80, 160, 320, 640}
 	for i, w := range want {
 		require.Equal(t, w*time.Second, e.Delay(i+1), "Delay(%d)", i+1)
@@ -23,25 +23,25 @@ func TestExponentialKubeletSequence(t *testing.T) {
 func TestExponentialSaturates(t *testing.T) {
 	tests := []struct {
 		name string
-		e    backoff.Exponential
+		e    backoff.Schedule
 		n    int
 		want time.Duration
 	}{
-		{"x2 at 63 steps", backoff.Exponential{Base: 1, Factor: 2}, 64, maxDuration},
-		{"x2 last exact step", backoff.Exponential{Base: 1, Factor: 2}, 63, 1 << 62},
-		{"x2 overflow of a large base", backoff.Exponential{Base: time.Hour, Factor: 2}, 40, maxDuration},
-		{"x2 MaxInt", backoff.Exponential{Base: time.Second, Factor: 2}, math.MaxInt, maxDuration},
-		{"x1.5 MaxInt", backoff.Exponential{Base: time.Second, Factor: 1.5}, math.MaxInt, maxDuration},
-		{"x1.000001 MaxInt", backoff.Exponential{Base: 1, Factor: 1.000001}, math.MaxInt, maxDuration},
-		{"huge factor", backoff.Exponential{Base: 1, Factor: math.MaxFloat64}, 3, maxDuration},
-		{"infinite factor", backoff.Exponential{Base: 1, Factor: math.Inf(1)}, 2, maxDuration},
-		{"max base", backoff.Exponential{Base: maxDuration, Factor: 3}, 2, maxDuration},
-		{"factor 1", backoff.Exponential{Base: time.Second, Factor: 1}, math.MaxInt, time.Second},
-		{"factor below 1 taken as 1", backoff.Exponential{Base: time.Second, Factor: 0.5}, 10, time.Second},
-		{"NaN factor taken as 1", backoff.Exponential{Base: time.Second, Factor: math.NaN()}, 10, time.Second},
-		{"negative base waits zero", backoff.Exponential{Base: -time.Second, Factor: 2}, 3, 0},
-		{"n below 1 taken as 1", backoff.Exponential{Base: time.Second, Factor: 2}, math.MinInt, time.Second},
-		{"x1.6", backoff.Exponential{Base: time.Second, Factor: 1.6}, 3, 2560 * time.Millisecond},
+		{"x2 at 63 steps", backoff.Exponential(1, 2), 64, maxDuration},
+		{"x2 last exact step", backoff.Exponential(1, 2), 63, 1 << 62},
+		{"x2 overflow of a large base", backoff.Exponential(time.Hour, 2), 40, maxDuration},
+		{"x2 MaxInt", backoff.Exponential(time.Second, 2), math.MaxInt, maxDuration},
+		{"x1.5 MaxInt", backoff.Exponential(time.Second, 1.5), math.MaxInt, maxDuration},
+		{"x1.000001 MaxInt", backoff.Exponential(1, 1.000001), math.MaxInt, maxDuration},
+		{"huge factor", backoff.Exponential(1, math.MaxFloat64), 3, maxDuration},
+		{"infinite factor", backoff.Exponential(1, math.Inf(1)), 2, maxDuration},
+		{"max base", backoff.Exponential(maxDuration, 3), 2, maxDuration},
+		{"factor 1", backoff.Exponential(time.Second, 1), math.MaxInt, time.Second},
+		{"factor below 1 taken as 1", backoff.Exponential(time.Second, 0.5), 10, time.Second},
+		{"NaN factor taken as 1", backoff.Exponential(time.Second, math.NaN()), 10, time.Second},
+		{"negative base waits zero", backoff.Exponential(-time.Second, 2), 3, 0},
+		{"n below 1 taken as 1", backoff.Exponential(time.Second, 2), math.MinInt, time.Second},
+		{"x1.6", backoff.Exponential(time.Second, 1.6), 3, 2560 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestExponentialNeverDecreases(t *testing.T) {
 	t.Parallel()
 	for _, f := range []float64{1 + 1e-15, 1 + 1e-9, 1.01, 1.1, 1.5, 1.6, 2, 2.5, 3, 10, 1e6} {
 		for _, base := range []time.Duration{1, 7, time.Millisecond, 10 * time.Second, time.Hour} {
-			e := backoff.Exponential{Base: base, Factor: f}
+			e := backoff.Exponential(base, f)
 			prev := e.Delay(1)
 			for n := 2; n < 5000; n++ {
 				d := e.Delay(n)
@@ -66,7 +66,7 @@ func TestExponentialNeverDecreases(t *testing.T) {
 }
 
 func TestCap(t *testing.T) {
-	s := backoff.Cap(backoff.Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second)
+	s := backoff.Cap(backoff.Exponential(10*time.Second, 2), 300*time.Second)
 	want := []time.Duration{10, 20, 40, 80, 160, 300, 300, 300}
 	for i, w := range want {
 		require.Equal(t, w*time.Second, s.Delay(i+1), "Delay(%d)", i+1)

@@ -23,8 +23,8 @@ func FuzzSchedule(f *testing.F) {
 	f.Add(int64(3), 1e308, int64(0), 40)
 	f.Fuzz(func(t *testing.T, base int64, factor float64, limit int64, n int) {
 		scheds := []backoff.Schedule{
-			backoff.Exponential{Base: time.Duration(base), Factor: factor},
-			backoff.Constant(base),
+			backoff.Exponential(time.Duration(base), factor),
+			backoff.Constant(time.Duration(base)),
 		}
 		for _, s := range scheds {
 			capped := backoff.Cap(s, time.Duration(limit))

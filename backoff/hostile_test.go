@@ -21,7 +21,7 @@ func TestNilScheduleFailsAtConstruction(t *testing.T) {
 func TestKeyedHostileTimes(t *testing.T) {
 	tables := []*backoff.Keyed[int]{new(backoff.Keyed[int])}
 	for _, idle := range []time.Duration{math.MinInt64, -1, 0, 1, math.MaxInt64} {
-		tables = append(tables, backoff.NewKeyed[int](backoff.Exponential{Base: time.Second, Factor: 2}, idle))
+		tables = append(tables, backoff.NewKeyed[int](backoff.Exponential(time.Second, 2), idle))
 	}
 	for _, k := range tables {
 		for _, now := range []time.Time{{}, time.Unix(0, 0), time.Unix(1<<40, 0), time.Unix(-1<<40, 0), t0} {
@@ -35,7 +35,7 @@ func TestKeyedHostileTimes(t *testing.T) {
 }
 
 func TestTypedNilSchedulePanicsAtConstruction(t *testing.T) {
-	for _, s := range []backoff.Schedule{nil, backoff.ScheduleFunc(nil), (*backoff.Exponential)(nil)} {
+	for _, s := range []backoff.Schedule{nil, backoff.ScheduleFunc(nil), (*backoff.ScheduleFunc)(nil)} {
 		require.Panics(t, func() { backoff.Cap(s, time.Second) }, "Cap(%#v)", s)
 		require.Panics(t, func() { backoff.NewStrategy(s) }, "NewStrategy(%#v)", s)
 		require.Panics(t, func() { backoff.NewKeyed[string](s, time.Minute) }, "NewKeyed(%#v)", s)

@@ -78,7 +78,7 @@ func TestJitterStaysWithinItsFormulaAndTheCap(t *testing.T) {
 		for seed := range uint64(50) {
 			r := rand.New(rand.NewPCG(seed, 0x5eed))
 			for _, sc := range schedules {
-				e := backoff.Exponential{Base: sc.base, Factor: sc.factor}
+				e := backoff.Exponential(sc.base, sc.factor)
 				var prev time.Duration
 				for _, n := range attempts {
 					d := min(e.Delay(n), sc.limit)

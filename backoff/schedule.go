@@ -29,17 +29,16 @@ func (f ScheduleFunc) Delay(n int) time.Duration { return f(n) }
 // maxDuration is the saturation point of every computation here.
 const maxDuration = time.Duration(math.MaxInt64)
 
-// Constant waits the same delay after every attempt. A negative value waits
-// zero. The zero value waits zero: it retries at once.
+// Constant returns a schedule that waits d after every attempt. A d ≤ 0
+// waits zero: it retries at once.
 //
-// This is the bare schedule; to retry calls, reach for policy.Constant,
+// This is the bare schedule. To retry calls, reach for policy.Constant,
 // which adds limits and which errors to retry.
-type Constant time.Duration
+func Constant(d time.Duration) Schedule { return constant(max(d, 0)) }
 
-var _ Schedule = Constant(0)
+type constant time.Duration
 
-// Delay returns the constant, or zero when it is negative.
-func (c Constant) Delay(int) time.Duration { return max(time.Duration(c), 0) }
+func (c constant) Delay(int) time.Duration { return time.Duration(c) }
 
 // Cap returns a schedule that never waits longer than limit: the delay for n
 // is min(s.Delay(n), limit), and never negative. A limit ≤ 0 means no cap;
@@ -54,13 +53,16 @@ func Cap(s Schedule, limit time.Duration) Schedule {
 	return capped{s: s, limit: limit}
 }
 
-// Kubelet returns the Kubernetes kubelet schedule: 10s after the first
-// failure, doubling, capped at 300s, the numbers of CrashLoopBackOff and of
-// client-go's ImagePullBackOff. It is
-// Cap(Exponential{Base: 10 * time.Second, Factor: 2}, 300*time.Second).
-// [Default] hands it out one delay at a time, and a zero [Keyed] uses it.
+// Kubelet returns the Kubernetes kubelet numbers as a Schedule: a pure
+// function of the attempt number, safe to share. The delays are 10s after
+// the first failure, doubling, capped at 300s: the numbers of
+// CrashLoopBackOff and of client-go's ImagePullBackOff. It is
+// Cap(Exponential(10*time.Second, 2), 300*time.Second).
+//
+// [Default] is the same numbers as a Strategy, which keeps its place and
+// hands them out one at a time. A zero [Keyed] uses Kubelet.
 func Kubelet() Schedule {
-	return capped{s: Exponential{Base: kubeletBase, Factor: 2}, limit: kubeletCap}
+	return capped{s: exponential{base: kubeletBase, factor: 2}, limit: kubeletCap}
 }
 
 // The first delay and the cap of [Kubelet].

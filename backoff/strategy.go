@@ -18,12 +18,14 @@ type Strategy interface {
 	Reset()              // after a success: the next Next starts over
 }
 
-// Default returns the Kubernetes kubelet back-off, [Kubelet] one delay at a
-// time: 10s, 20s, 40s, 80s, 160s, then 300s for ever; after Reset it starts
-// again at 10s. These are the numbers of CrashLoopBackOff and
-// ImagePullBackOff.
+// Default returns the Kubernetes kubelet numbers as a Strategy: a stateful
+// counter that hands out [Kubelet]'s delays one at a time. Next returns 10s,
+// 20s, 40s, 80s, 160s, then 300s forever. After Reset it starts again at
+// 10s. These are the numbers of CrashLoopBackOff and ImagePullBackOff.
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
+// For the same numbers as a pure function of the attempt, safe to share,
+// use [Kubelet].
 //
 // Default is the stateful API of the kubelet's own back-off module, for a
 // loop of one's own. To retry calls, reach for policy.Default, the same
@@ -92,21 +94,21 @@ func (st *shifts) Next() time.Duration {
 func (st *shifts) Reset() { st.n = 0 }
 
 // shiftForm reports whether s's delay for attempt n is min(base<<(n-1),
-// limit), and gives base and limit. That holds for Exponential with Factor 2,
-// for schedules that never grow (Constant, Exponential with Factor ≤ 1), and
+// limit), and gives base and limit. That holds for Exponential with factor 2,
+// for schedules that never grow (Constant, Exponential with factor ≤ 1), and
 // for either under Cap.
 func shiftForm(s Schedule) (base, limit time.Duration, ok bool) {
 	switch s := s.(type) {
-	case Constant:
+	case constant:
 		return 0, s.Delay(1), true
-	case Exponential:
+	case exponential:
 		switch {
-		case s.Base <= 0:
+		case s.base <= 0:
 			return 0, 0, true
-		case s.Factor == 2:
-			return s.Base, maxDuration, true
-		case !(s.Factor > 1):
-			return 0, s.Base, true
+		case s.factor == 2:
+			return s.base, maxDuration, true
+		case !(s.factor > 1):
+			return 0, s.base, true
 		}
 	case capped:
 		b, l, ok := shiftForm(s.s)

@@ -29,9 +29,9 @@ func TestDefaultIsKubeletInShiftForm(t *testing.T) {
 func TestNewStrategyPicksShiftsOnlyForShiftForms(t *testing.T) {
 	fast := []Schedule{
 		Kubelet(),
-		Exponential{Base: time.Second, Factor: 2},
-		Exponential{Base: time.Second, Factor: 1},
-		Exponential{Base: -1, Factor: 3},
+		Exponential(time.Second, 2),
+		Exponential(time.Second, 1),
+		Exponential(-1, 3),
 		Constant(time.Second),
 		Cap(Cap(Constant(5*time.Second), time.Minute), time.Second),
 	}
@@ -39,8 +39,8 @@ func TestNewStrategyPicksShiftsOnlyForShiftForms(t *testing.T) {
 		require.IsType(t, &shifts{}, NewStrategy(s), "%#v", s)
 	}
 	slow := []Schedule{
-		Exponential{Base: time.Second, Factor: 1.6},
-		Cap(Exponential{Base: time.Second, Factor: 3}, time.Minute),
+		Exponential(time.Second, 1.6),
+		Cap(Exponential(time.Second, 3), time.Minute),
 		ScheduleFunc(func(int) time.Duration { return time.Second }),
 	}
 	for _, s := range slow {

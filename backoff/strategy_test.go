@@ -40,12 +40,12 @@ func TestStrategyClampsNegative(t *testing.T) {
 func TestStrategyFollowsItsSchedule(t *testing.T) {
 	schedules := []backoff.Schedule{
 		backoff.Kubelet(),
-		backoff.Exponential{Base: 3, Factor: 2},
-		backoff.Exponential{Base: time.Duration(math.MaxInt64 / 5), Factor: 2},
-		backoff.Cap(backoff.Exponential{Base: time.Minute, Factor: 2}, time.Second),
-		backoff.Cap(backoff.Exponential{Base: time.Second, Factor: 2}, -1),
-		backoff.Exponential{Base: time.Second, Factor: 0.5},
-		backoff.Exponential{Base: time.Second, Factor: 1.6},
+		backoff.Exponential(3, 2),
+		backoff.Exponential(time.Duration(math.MaxInt64/5), 2),
+		backoff.Cap(backoff.Exponential(time.Minute, 2), time.Second),
+		backoff.Cap(backoff.Exponential(time.Second, 2), -1),
+		backoff.Exponential(time.Second, 0.5),
+		backoff.Exponential(time.Second, 1.6),
 		backoff.Constant(-time.Second),
 		backoff.Cap(backoff.Constant(time.Hour), time.Minute),
 	}

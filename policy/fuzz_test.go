@@ -62,10 +62,10 @@ func FuzzDelay(f *testing.F) {
 		var want time.Duration
 		if doubling {
 			p = policy.Exponential(time.Duration(base)).WithCap(time.Duration(limit))
-			want = backoff.Cap(backoff.Exponential{Base: time.Duration(base), Factor: 2}, time.Duration(limit)).Delay(n)
+			want = backoff.Cap(backoff.Exponential(time.Duration(base), 2), time.Duration(limit)).Delay(n)
 		} else {
 			p = policy.Constant(time.Duration(base)).WithCap(time.Duration(limit))
-			want = backoff.Cap(backoff.Constant(base), time.Duration(limit)).Delay(n)
+			want = backoff.Cap(backoff.Constant(time.Duration(base)), time.Duration(limit)).Delay(n)
 		}
 		if p.Validate() != nil {
 			return

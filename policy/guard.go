@@ -115,21 +115,21 @@ func (g *Guard) Allow(now time.Time) bool {
 	return t >= next && g.probe.CompareAndSwap(next, t+int64(probeEvery))
 }
 
-// Record tells the guard how an attempt ended: extra says whether it was
-// one the guard admitted, a retry ([Guard.Allow]) or a hedge
-// ([Guard.AllowHedge]). Record each attempt once; an attempt that says
+// Record tells the guard how an attempt ended. admitted says whether the
+// guard admitted the attempt, as a retry ([Guard.Allow]) or a hedge
+// ([Guard.AllowHedge]), rather than it being a first try. Record each attempt once; an attempt that says
 // nothing of the dependency (the caller gave up on it, or it failed for the
 // caller's own mistake, or it was a hedge cancelled because another attempt
 // won) need not be recorded.
-func (g *Guard) Record(extra bool, o Outcome) {
+func (g *Guard) Record(admitted bool, o Outcome) {
 	switch {
 	case o == Succeeded:
 		g.add(g.refill, g.cap)
 	case o == Slow:
 		g.add(g.refill, g.hedgeLine())
-	case o == Overloaded && extra:
+	case o == Overloaded && admitted:
 		g.add(-2*guardScale, 0)
-	case o == Overloaded, o == Failed && extra:
+	case o == Overloaded, o == Failed && admitted:
 		g.add(-guardScale, 0)
 	case o == Failed:
 		g.add(-g.refill/2, 0)

@@ -273,7 +273,7 @@ func (c *config) delay(n int) time.Duration {
 	var d time.Duration
 	switch c.kind {
 	case exponential:
-		d = backoff.Exponential{Base: c.base, Factor: c.factor}.Delay(n)
+		d = backoff.Exponential(c.base, c.factor).Delay(n)
 	case constant:
 		d = backoff.Constant(c.base).Delay(n)
 	case custom:

@@ -31,9 +31,9 @@ type call struct {
 	pos      int           // the schedule's position: waits since the last start-over
 	prev     time.Duration // the last wait
 	lastFail time.Time     // when the previous attempt failed, for the idle reset rule
-	retrying bool          // the attempt just made was a retry the guard admitted
+	admitted bool          // the attempt just made was a retry the guard admitted
 	started  bool          // the reset rule started the back-off over before this wait
-	marks    marks         // what the last attempt's error says to the loop
+	verdict  Verdict       // what the last attempt's error says to the loop
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -118,12 +118,12 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 }
 
 // attempt makes the next attempt, or the next round of hedged attempts,
-// and counts it. retry says whether the guard admitted it as a retry.
-func (c *call) attempt(fn func(context.Context) error, retry bool) error {
+// and counts it. admitted says whether the guard admitted it as a retry.
+func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 	if c.p.ResetRule().AfterStableRun > 0 {
 		c.clock.runStart = c.clock.now()
 	}
-	c.retrying = retry
+	c.admitted = admitted
 	n, err := 1, error(nil)
 	if c.hedge != nil {
 		n, err = c.round()

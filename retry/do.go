@@ -10,7 +10,6 @@ import (
 var (
 	errNilContext  = fmt.Errorf("retry: nil context: %w", ErrInvalid)
 	errNilFunction = fmt.Errorf("retry: nil function: %w", ErrInvalid)
-	errDiscardType = fmt.Errorf("retry: DiscardValue given to a call whose value is not of its type: %w", ErrInvalid)
 )
 
 // Do calls fn until it succeeds, fails for good, or the policy or ctx says
@@ -85,8 +84,10 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 // DoValue is [Do] for an operation that returns a value. It returns the
 // value of the last attempt with the error of Do, so that a value the
 // operation returned with its error (a response, a partial result) is not
-// lost; when no attempt ran it is T's zero value. With [DiscardValue], the
-// values of the attempts it does not return go to a cleanup.
+// lost; when no attempt ran it is T's zero value. The values of the
+// attempts it retries are dropped: an operation whose value owns a resource
+// (a response body) releases it before it returns an error. [HedgeValue]
+// takes a cleanup for the values of its losing attempts.
 //
 // To retry on the value (a 503 response, an empty page), return it with an
 // error of the operation's own: the call retries that error as any other
@@ -94,42 +95,24 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	var c call
-	discard, err := initValue(&c, ctx, fn, p, opts, false)
-	if err != nil {
+	o := collect(opts)
+	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, false, p)); err != nil {
 		return v, err
 	}
-	ran := false
-	err = c.run(func(ctx context.Context) error {
-		if ran && discard != nil {
-			discard(v)
-		}
+	err := c.run(func(ctx context.Context) error {
 		var err error
 		v, err = fn(ctx)
-		ran = true
 		return err
 	})
 	return v, err
 }
 
-// initValue sets up c for a DoValue or HedgeValue (hedge) call from its
-// options, and refuses a nil fn, a DiscardValue cleanup for another type
-// than T and, for HedgeValue, a policy without hedging (the refusal is the
-// call's end, told to its hooks). It returns the cleanup.
-func initValue[T any](c *call, ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts []Option, hedge bool) (func(T), error) {
-	o := collect(opts)
-	discard, ok := o.discard.(func(T))
-	return discard, c.init(ctx, p, o.hooks, false, refusal(fn == nil, o.discard != nil && !ok, hedge, p))
-}
-
 // refusal returns why a call is refused before anything runs, or nil: a
-// nil fn, a DiscardValue it cannot take, a policy without hedging given to
-// Hedge or HedgeValue.
-func refusal(noFn, badDiscard, hedge bool, p policy.Policy) error {
+// nil fn, or a policy without hedging given to Hedge or HedgeValue.
+func refusal(noFn, hedge bool, p policy.Policy) error {
 	switch {
 	case noFn:
 		return errNilFunction
-	case badDiscard:
-		return errDiscardType
 	case hedge && unhedged(p):
 		return errNoHedge
 	}
@@ -140,7 +123,7 @@ func refusal(noFn, badDiscard, hedge bool, p policy.Policy) error {
 func run(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, loop, refusal(fn == nil, o.discard != nil, false, p)); err != nil {
+	if err := c.init(ctx, p, o.hooks, loop, refusal(fn == nil, false, p)); err != nil {
 		return err
 	}
 	return c.run(fn)

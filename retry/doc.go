@@ -35,6 +35,7 @@
 //
 // A nil context or function or an invalid policy is an error matching
 // [ErrInvalid], returned before anything runs. Nil hooks, nil hook
-// functions, a nil [DiscardValue] cleanup and a zero [Option] are no-ops. A panic in the operation passes through unchanged.
+// functions, a nil [HedgeValue] discard and a nil [Option] are no-ops. A
+// panic in the operation passes through unchanged.
 // Huge delays and hints cannot overflow the time-limit and deadline checks.
 package retry

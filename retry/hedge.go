@@ -41,14 +41,13 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // policy's clock, is given to it.
 //
 // fn must be safe for concurrent use. Hedge returns what Do returns; a call
-// under a policy without hedging is an error matching [ErrInvalid], and so
-// is a [DiscardValue] option (see [HedgeValue]). Hedge costs goroutines and
+// under a policy without hedging is an error matching [ErrInvalid]. Hedge costs goroutines and
 // allocations that Do does not: each attempt runs on a goroutine of its own,
 // with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, o.discard != nil, true, p)); err != nil {
+	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return err
 	}
 	c.hedge = newHedger(&c, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -56,20 +55,27 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 }
 
 // HedgeValue is [Hedge] for an operation that returns a value, as [DoValue]
-// is for Do. It returns the value of the attempt that won, or on failure
-// that of the attempt whose error it returns. That attempt's context is
-// never cancelled, so that a value bound to it stays usable (an HTTP
-// response's body is read after the call): it keeps ctx's values and
-// deadline, but once the call has returned it no longer ends with ctx, and
-// nothing of it is held by ctx. The values of the other attempts are
-// discarded: give [DiscardValue] a cleanup for values that own a resource
-// (an *http.Response and its body), and it gets every one of them,
-// including those of losing attempts that return after the call has.
-func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
+// is for Do, and it hands discard every value it does not return. It
+// returns the value of the attempt that won, or on failure that of the
+// attempt whose error it returns. That attempt's context is never
+// cancelled, so that a value bound to it stays usable (an HTTP response's
+// body is read after the call). The context keeps ctx's values and
+// deadline. Once the call has returned, it no longer ends with ctx, and ctx
+// holds nothing of it.
+//
+// discard gets the values of every other attempt: those that failed and
+// were retried, and those of hedges that lost, including the ones that
+// return after the call has. It is how a value that owns a resource (an
+// *http.Response and its body) is never leaked. A losing hedge's value may
+// be handed over on the attempt's own goroutine, so discard must be safe
+// for concurrent use. It gets T's zero value too when an attempt returned
+// it. A nil discard drops the values. discard is an argument rather than an
+// Option so that the compiler checks it takes the operation's T.
+func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, discard func(T), opts ...Option) (T, error) {
 	var v T
 	var c call
-	discard, err := initValue(&c, ctx, fn, p, opts, true)
-	if err != nil {
+	o := collect(opts)
+	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return v, err
 	}
 	h := newHedger(&c, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -87,7 +93,8 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 		h.drop = func(a any) { discard(valueOf[T](a)) }
 	}
 	c.hedge = h
-	return v, c.run(nil)
+	err := c.run(nil)
+	return v, err
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {

@@ -27,8 +27,8 @@ func ExampleHedgeValue() {
 		fmt.Printf("attempts %d, hedges %d, won by attempt %d\n", e.Attempts, e.Hedges, e.Won)
 	}})
 	discarded := make(chan string, 1)
-	discard := retry.DiscardValue(func(v string) { discarded <- v }) // the loser's value, on its own goroutine
-	v, err := retry.HedgeValue(context.Background(), get, p, hooks, discard)
+	discard := func(v string) { discarded <- v } // the loser's value, on its own goroutine
+	v, err := retry.HedgeValue(context.Background(), get, p, discard, hooks)
 	fmt.Println(v, err)
 	fmt.Printf("discarded %q\n", <-discarded)
 	// Output:

@@ -214,10 +214,9 @@ func TestHedgeInvalidCalls(t *testing.T) {
 	}{
 		{"no hedging", retry.Hedge(ctx, succeed, policy.Default())},
 		{"nil fn", retry.Hedge(ctx, nil, hedged(time.Millisecond))},
-		{"discard option", retry.Hedge(ctx, succeed, hedged(time.Millisecond), retry.DiscardValue(func(int) {}))},
 		{"invalid hedge", retry.Hedge(ctx, succeed, policy.Default().WithHedging(policy.Hedging{Delay: -1}))},
-		{"discard of another type", func() error {
-			_, err := retry.HedgeValue(ctx, succeedValue, hedged(time.Millisecond), retry.DiscardValue(func(string) {}))
+		{"HedgeValue without hedging", func() error {
+			_, err := retry.HedgeValue(ctx, succeedValue, policy.Default(), nil)
 			return err
 		}()},
 	} {
@@ -273,7 +272,7 @@ func TestHedgeValueDiscardsEveryLosingValue(t *testing.T) {
 			r.released.Add(1)
 		}
 		p := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
-		v, err := retry.HedgeValue(context.Background(), fn, p, retry.DiscardValue(release))
+		v, err := retry.HedgeValue(context.Background(), fn, p, release)
 		require.NoError(t, err)
 		require.Equal(t, 3, v.id)
 		synctest.Wait()
@@ -296,27 +295,11 @@ func TestHedgeValueKeepsTheLastFailureAndDiscardsEarlierRounds(t *testing.T) {
 		var discarded []int
 		var mu sync.Mutex
 		p := hedged(10 * time.Millisecond).WithMaxAttempts(3)
-		v, err := retry.HedgeValue(context.Background(), fn, p, retry.DiscardValue(func(v int) { mu.Lock(); discarded = append(discarded, v); mu.Unlock() }))
+		v, err := retry.HedgeValue(context.Background(), fn, p, func(v int) { mu.Lock(); discarded = append(discarded, v); mu.Unlock() })
 		require.ErrorIs(t, err, retry.ErrExhausted)
 		require.Equal(t, 3, v, "the value of the last attempt")
 		require.Equal(t, []int{1, 2}, discarded)
 	})
-}
-
-func TestDoValueDiscardsRetriedValues(t *testing.T) {
-	var n int
-	fn := func(context.Context) (int, error) {
-		n++
-		if n < 3 {
-			return n, errFlaky
-		}
-		return n, nil
-	}
-	var discarded []int
-	v, err := retry.DoValue(context.Background(), fn, policy.Constant(0), retry.DiscardValue(func(v int) { discarded = append(discarded, v) }))
-	require.NoError(t, err)
-	require.Equal(t, 3, v)
-	require.Equal(t, []int{1, 2}, discarded)
 }
 
 // TestNoLeakAfterHedgedLosers runs on a mock clock, outside synctest, so
@@ -404,7 +387,7 @@ func TestHedgeValueLeavesTheWinnersContextLive(t *testing.T) {
 		}
 		var lost context.Context
 		won, err := retry.HedgeValue(context.Background(), fn, hedged(10*time.Millisecond),
-			retry.DiscardValue(func(ctx context.Context) { lost = ctx }))
+			func(ctx context.Context) { lost = ctx })
 		require.NoError(t, err)
 		synctest.Wait()
 		require.NoError(t, won.Err(), "the winner's context after the call")
@@ -541,7 +524,7 @@ func TestHedgeValueOnALongLivedContextHoldsNothing(t *testing.T) {
 	defer cancel()
 	p := policy.Constant(time.Millisecond).WithHedging(policy.Hedging{Delay: time.Hour})
 	call := func() {
-		v, err := retry.HedgeValue(ctx, func(ctx context.Context) (context.Context, error) { return ctx, nil }, p)
+		v, err := retry.HedgeValue(ctx, func(ctx context.Context) (context.Context, error) { return ctx, nil }, p, nil)
 		require.NoError(t, err)
 		require.NoError(t, v.Err(), "the winner's context is live after the call")
 	}

@@ -3,6 +3,8 @@ package retry
 import (
 	"errors"
 	"time"
+
+	"github.com/retrykit/retrykit/policy"
 )
 
 // ErrHintTooLong is matched, with the last error, by the error a call
@@ -40,44 +42,78 @@ type hintError struct {
 func (h *hintError) Error() string { return h.err.Error() }
 func (h *hintError) Unwrap() error { return h.err }
 
-// marks is what an operation's error says to the loop.
-type marks struct {
-	permanent bool
-	hinted    bool
-	timeout   bool // a timeout: the attempt timeout, or an error whose Timeout method says so
-	hint      time.Duration
+// A Verdict is what an attempt's error means to the loop and to the
+// policy's guard, as [Classify] finds it. Integrations that map errors onto
+// their own vocabulary (a job queue's snooze, a status code) read it rather
+// than re-derive the loop's rules. The zero Verdict is that of nil: a
+// success.
+type Verdict struct {
+	// Permanent is true when the error carries a [Permanent] mark: the call
+	// ends with it.
+	Permanent bool
+	// Hinted is true when the error carries a hint ([After]): the loop waits
+	// Hint instead of the schedule's delay.
+	Hinted bool
+	// Hint is the wait the outermost hint asks for. A Hint ≤ 0 means retry
+	// now.
+	Hint time.Duration
+	// Timeout is true for an attempt cut off by the policy's attempt timeout
+	// ([ErrAttemptTimeout]) and for an error whose Timeout method returns
+	// true, such as context.DeadlineExceeded.
+	Timeout bool
+	// Outcome is what the attempt tells the guard (policy.Guard.Record).
+	// A timeout or a hint is a sign of overload: policy.Overloaded. Any
+	// other error is policy.Failed, and nil is policy.Succeeded.
+	Outcome policy.Outcome
 }
 
-// inspect finds the Permanent and After marks anywhere in err's tree. It
-// walks the tree itself because errors.As would make its target escape, an
-// allocation on every failed attempt. The outermost hint wins.
-func inspect(err error) marks {
-	var m marks
+// Classify returns what err, an attempt's error, means to the loop and to
+// the guard. It looks through err's whole tree, wrapped and joined errors
+// included. The outermost hint counts when there are several. Classify
+// does not ask the policy: whether the policy retries err is
+// policy.Policy.Retryable. Classify(nil) is the zero Verdict.
+func Classify(err error) Verdict {
+	v := marks(err)
+	switch {
+	case err == nil:
+		v.Outcome = policy.Succeeded
+	case v.Timeout || v.Hinted:
+		v.Outcome = policy.Overloaded
+	default:
+		v.Outcome = policy.Failed
+	}
+	return v
+}
+
+// marks finds the Permanent and After marks and the timeouts anywhere in
+// err's tree.
+func marks(err error) Verdict {
+	var m Verdict
 	for err != nil {
 		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			m.timeout = true
+			m.Timeout = true
 		}
 		switch e := err.(type) {
 		case *attemptTimeoutError:
-			m.timeout = true
+			m.Timeout = true
 			err = e.err
 		case *permanentError:
-			m.permanent = true
+			m.Permanent = true
 			err = e.err
 		case *hintError:
-			if !m.hinted {
-				m.hinted, m.hint = true, e.d
+			if !m.Hinted {
+				m.Hinted, m.Hint = true, e.d
 			}
 			err = e.err
 		case interface{ Unwrap() error }:
 			err = e.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, inner := range e.Unwrap() {
-				im := inspect(inner)
-				m.permanent = m.permanent || im.permanent
-				m.timeout = m.timeout || im.timeout
-				if im.hinted && !m.hinted {
-					m.hinted, m.hint = true, im.hint
+				im := marks(inner)
+				m.Permanent = m.Permanent || im.Permanent
+				m.Timeout = m.Timeout || im.Timeout
+				if im.Hinted && !m.Hinted {
+					m.Hinted, m.Hint = true, im.Hint
 				}
 			}
 			return m

@@ -277,14 +277,19 @@ func (h *ctxHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func TestTheLastWithHooksWins(t *testing.T) {
-	var first, last int
-	h := func(n *int) *retry.Hooks {
-		return &retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) { *n++ }}
+func TestEveryWithHooksIsTold(t *testing.T) {
+	var told []string
+	h := func(name string) *retry.Hooks {
+		return &retry.Hooks{
+			OnRetry: func(context.Context, retry.RetryEvent) { told = append(told, name+" retry") },
+			OnDone:  func(context.Context, retry.DoneEvent) { told = append(told, name+" done") },
+		}
 	}
-	require.NoError(t, retry.Do(context.Background(), succeed, policy.Default(), retry.WithHooks(h(&first)), retry.WithHooks(h(&last)), retry.WithHooks(nil)))
-	require.Equal(t, 0, first)
-	require.Equal(t, 1, last, "the last non-nil Hooks wins; a nil one is skipped")
+	onlyDone := &retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) { told = append(told, "c done") }}
+	err := retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(0),
+		retry.WithHooks(h("a")), retry.WithHooks(nil), retry.WithHooks(h("b")), retry.WithHooks(onlyDone))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a retry", "b retry", "a done", "b done", "c done"}, told, "each Hooks in the order given; a nil one is skipped")
 }
 
 // TestZeroHooksChangeNothing: a Hooks with no function observes nothing, so

@@ -30,9 +30,9 @@ func TestHostileCalls(t *testing.T) {
 		{"empty hooks", func() error {
 			return retry.Do(ctx, fails(2, errFlaky).op, policy.Constant(0), retry.WithHooks(&retry.Hooks{}))
 		}, nil},
-		{"zero Option", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.Option{}) }, nil},
-		{"zero Option to DoValue", func() error {
-			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), retry.Option{})
+		{"nil Option", func() error { return retry.Do(ctx, succeed, policy.Default(), nil) }, nil},
+		{"nil Option to DoValue", func() error {
+			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), nil)
 			return err
 		}, nil},
 		{"zero Policy is the default", func() error { return retry.Do(ctx, succeed, policy.Policy{}) }, nil},

@@ -5,49 +5,70 @@ import (
 	"time"
 )
 
-// An Option changes one call of [Do], [DoValue], [Loop] or [Go]. Options
-// are plain values: build one once and pass it to any number of calls.
-type Option struct {
-	hooks   *Hooks
-	discard any // func(T), for DoValue and HedgeValue
+// An Option changes one call of [Do], [DoValue], [Loop], [Go], [Hedge] or
+// [HedgeValue]. Build one with [WithHooks]. An Option is a plain value:
+// build it once and pass it to any number of calls. A nil Option changes
+// nothing.
+type Option func(options) options
+
+// options are the options of one call. They are passed by value, so that
+// adding them up allocates nothing.
+type options struct {
+	hooks *Hooks
 }
 
-// collect adds up the options of one call; later ones win.
-func collect(opts []Option) Option {
-	var o Option
+// collect adds up the options of one call, in the order given.
+func collect(opts []Option) options {
+	var o options
 	for _, opt := range opts {
-		if opt.hooks != nil {
-			o.hooks = opt.hooks
+		if opt != nil {
+			o = opt(o)
 		}
-		if opt.discard != nil {
-			o.discard = opt.discard
-		}
-	}
-	if h := o.hooks; h != nil && h.OnRetry == nil && h.OnDone == nil {
-		o.hooks = nil // observes nothing: the call runs as without it
 	}
 	return o
 }
 
 // WithHooks returns an Option that tells h about the call's retries and its
-// end. A call has one Hooks: when several WithHooks are given, the last
-// non-nil h wins. A nil h is skipped, and so are nil fields in h.
-func WithHooks(h *Hooks) Option { return Option{hooks: h} }
-
-// DiscardValue returns an Option for [DoValue] that hands cleanup every
-// value an attempt returned that the call does not return: the values of
-// attempts that failed and were retried, and those of hedged attempts that
-// lost (see policy.Hedging), so that a value owning a resource, such as an
-// *http.Response and its body, is never leaked. cleanup is called with the
-// zero value too when an attempt returned it. A losing hedge's value may be
-// handed over on the attempt's own goroutine after the call has returned,
-// so cleanup must be safe for concurrent use. Given to Do, or to a DoValue
-// of another T, it is an error matching [ErrInvalid].
-func DiscardValue[T any](cleanup func(T)) Option {
-	if cleanup == nil {
-		return Option{}
+// end. Every Hooks given to a call is told, in the order given. A nil h is
+// skipped, and so are nil fields in h.
+func WithHooks(h *Hooks) Option {
+	if h == nil || (h.OnRetry == nil && h.OnDone == nil) {
+		return nil // observes nothing: the call runs as without it
 	}
-	return Option{discard: cleanup}
+	return func(o options) options {
+		o.hooks = join(o.hooks, h)
+		return o
+	}
+}
+
+// join returns hooks that call a, then b. Only a call given several Hooks
+// pays for the joined one.
+func join(a, b *Hooks) *Hooks {
+	if a == nil {
+		return b
+	}
+	j := &Hooks{}
+	if a.OnRetry != nil || b.OnRetry != nil {
+		j.OnRetry = func(ctx context.Context, e RetryEvent) {
+			if a.OnRetry != nil {
+				a.OnRetry(ctx, e)
+			}
+			if b.OnRetry != nil {
+				b.OnRetry(ctx, e)
+			}
+		}
+	}
+	if a.OnDone != nil || b.OnDone != nil {
+		j.OnDone = func(ctx context.Context, e DoneEvent) {
+			if a.OnDone != nil {
+				a.OnDone(ctx, e)
+			}
+			if b.OnDone != nil {
+				b.OnDone(ctx, e)
+			}
+		}
+	}
+	return j
 }
 
 // Hooks observe a call: each retry before its wait starts, and the end. They

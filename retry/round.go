@@ -33,11 +33,11 @@ type outcome struct {
 // round is over, an attempt that returns settles its own outcome instead of
 // reporting it.
 type roundState struct {
-	mu    sync.Mutex
-	over  bool
-	ch    chan outcome               // buffered for every attempt of the round: a send never blocks
-	slow  [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
-	retry [maxHedgeInFlight + 1]bool // attempts the guard admitted: retries and hedges
+	mu       sync.Mutex
+	over     bool
+	ch       chan outcome               // buffered for every attempt of the round: a send never blocks
+	slow     [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
+	admitted [maxHedgeInFlight + 1]bool // attempts the guard admitted: retries and hedges
 }
 
 // round is one round of hedged attempts, run on the call's goroutine.
@@ -67,7 +67,7 @@ func (c *call) round() (int, error) {
 		limit = min(limit, max-c.count)
 	}
 	r := &round{st: &roundState{ch: make(chan outcome, limit)}, limit: limit, hedging: limit > 1}
-	r.st.retry[1] = c.retrying
+	r.st.admitted[1] = c.admitted
 	r.start(c)
 	for {
 		r.arm(c)
@@ -148,7 +148,7 @@ func (r *round) hedge(c *call) {
 		r.hedging = false
 		return
 	}
-	r.st.retry[r.started+1] = c.p.Guard() != nil
+	r.st.admitted[r.started+1] = c.p.Guard() != nil
 	c.hedge.hedges++
 	r.start(c)
 }
@@ -161,7 +161,7 @@ func (r *round) arrive(c *call, o outcome) (bool, outcome) {
 	if o.err == nil || !c.failure(o.err) {
 		return true, o
 	}
-	hinted := inspect(o.err).hinted
+	hinted := Classify(o.err).Hinted
 	if r.running == 0 {
 		if r.last.i > 0 && r.hinted && !hinted {
 			// The round's hint, from an attempt that failed earlier, goes
@@ -241,15 +241,15 @@ func (r *round) record(c *call, o outcome) {
 		return
 	}
 	r.st.mu.Lock()
-	retry, slow := r.st.retry[o.i], r.st.slow[o.i]
+	admitted, slow := r.st.admitted[o.i], r.st.slow[o.i]
 	r.st.mu.Unlock()
 	switch {
 	case o.err == nil && slow:
-		g.Record(retry, policy.Slow)
+		g.Record(admitted, policy.Slow)
 	case o.err == nil:
-		g.Record(retry, policy.Succeeded)
+		g.Record(admitted, policy.Succeeded)
 	case c.failure(o.err):
-		g.Record(retry, verdict(o.err, inspect(o.err)))
+		g.Record(admitted, Classify(o.err).Outcome)
 	}
 }
 
@@ -283,14 +283,14 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
 		st.mu.Unlock()
 		return
 	}
-	retry, slow := st.retry[i], st.slow[i]
+	admitted, slow := st.admitted[i], st.slow[i]
 	st.mu.Unlock()
 	switch {
 	case h.guard == nil:
 	case err == nil && slow:
-		h.guard.Record(retry, policy.Slow)
+		h.guard.Record(admitted, policy.Slow)
 	case err == nil:
-		h.guard.Record(retry, policy.Succeeded)
+		h.guard.Record(admitted, policy.Succeeded)
 	}
 	if h.drop != nil {
 		h.drop(v)
@@ -299,7 +299,7 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
 
 // failure reports whether err is a failure the policy retries.
 func (c *call) failure(err error) bool {
-	return !inspect(err).permanent && c.p.Retryable(err)
+	return !Classify(err).Permanent && c.p.Retryable(err)
 }
 
 // hedgeDelay returns the delay before the next hedge, and false when none

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/retrykit/retrykit/policy"
 )
 
 // The rules of a call, one function each, in the order the loop applies
@@ -16,11 +14,10 @@ import (
 // ends there, and with what: a success ends Do, a Permanent error or one the
 // policy does not retry ends any call.
 func (c *call) outcome(err error) (end bool, final error) {
-	c.marks = marks{}
+	c.verdict = Classify(err)
 	if err != nil {
-		c.marks = inspect(err)
 		switch {
-		case c.marks.permanent:
+		case c.verdict.Permanent:
 			if pe, ok := err.(*permanentError); ok {
 				err = pe.err
 			}
@@ -43,21 +40,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 // the dependency. An attempt the caller's context cut short says nothing.
 func (c *call) record(err error) {
 	if g := c.p.Guard(); g != nil && c.stopping() == nil {
-		g.Record(c.retrying, verdict(err, c.marks))
-	}
-}
-
-// verdict says what an attempt that the policy retries, or that succeeded,
-// said about the dependency: a timeout or a hint is a sign of overload. m
-// is what err says to the loop.
-func verdict(err error, m marks) policy.Outcome {
-	switch {
-	case err == nil:
-		return policy.Succeeded
-	case m.timeout || m.hinted:
-		return policy.Overloaded
-	default:
-		return policy.Failed
+		g.Record(c.admitted, c.verdict.Outcome)
 	}
 }
 
@@ -101,8 +84,8 @@ func (c *call) reset(succeeded bool) {
 func (c *call) nextWait(err error) (d time.Duration, hinted bool) {
 	c.pos++
 	d = c.p.Backoff(c.pos, c.prev)
-	if err != nil && c.marks.hinted {
-		d, hinted = max(c.marks.hint, 0), true
+	if err != nil && c.verdict.Hinted {
+		d, hinted = max(c.verdict.Hint, 0), true
 	}
 	if c.loop {
 		d = max(d, loopMinPause)

@@ -8,7 +8,7 @@
 //		grpc.WithChainStreamInterceptor(retrygrpc.StreamClientInterceptor(p)),
 //	)
 //
-// By default only codes.Unavailable is retried ([WithCodes] replaces the set),
+// By default only codes.Unavailable is retried ([WithRetryIf] replaces the set),
 // a server's grpc-retry-pushback-ms trailer is honoured as a server hint
 // (retry.After), and a stream is retried only until it is committed: once a
 // response message or header has reached the client it is never replayed
@@ -53,11 +53,12 @@ const (
 // ignored.
 type Option func(*config)
 
-// WithCodes replaces the set of status codes that are retried (by default
-// codes.Unavailable alone: the server did not process the request). With no
-// codes nothing is retried. Whatever the set, a call whose own context is
-// done is not retried.
-func WithCodes(cs ...codes.Code) Option {
+// WithRetryIf returns an Option that retries the status codes given, in
+// place of codes.Unavailable alone (the server did not process the
+// request). With no codes nothing is retried. Whatever the set, a call
+// whose own context is done is not retried, and neither is an error the
+// policy does not retry (policy.Policy.WithRetryIf).
+func WithRetryIf(cs ...codes.Code) Option {
 	cs = append([]codes.Code(nil), cs...)
 	return func(c *config) { c.codes = cs }
 }

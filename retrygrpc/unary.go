@@ -12,7 +12,7 @@ import (
 )
 
 // UnaryClientInterceptor returns an interceptor that retries unary calls
-// under p: a failed attempt whose code is retried (see [WithCodes]) and that
+// under p: a failed attempt whose code is retried (see [WithRetryIf]) and that
 // the policy's own predicate, if any, accepts is made again after the
 // policy's delay or the server's pushback, until it succeeds or the policy,
 // the pushback or the call's context says stop. Retries carry the

@@ -80,11 +80,11 @@ func ExampleWithHooks() {
 	defer srv.Close()
 
 	p := policy.Default().WithMaxAttempts(4).WithClock(newVirtualClock())
-	tr, err := retryhttp.New(nil, p, retryhttp.WithHooks(&retry.Hooks{
+	tr, err := retryhttp.New(nil, p, retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{
 		OnRetry: func(ctx context.Context, e retry.RetryEvent) {
 			fmt.Printf("attempt %d: %v; waiting %v (server's hint: %v)\n", e.Attempt, e.Err, e.Delay, e.Hinted)
 		},
-	}))
+	})))
 	if err != nil {
 		fmt.Println(err)
 		return

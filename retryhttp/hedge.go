@@ -75,19 +75,13 @@ func (c *call) runHedged() (*http.Response, error) {
 		// A wait is about to start: the responses held so far let go of
 		// their connections now rather than after the wait.
 		hs.hold(c.p.Guard() != nil)
-		if h := c.t.hooks; h != nil && h.OnRetry != nil {
-			h.OnRetry(ctx, e)
-		}
 	}}
-	if h := c.t.hooks; h != nil {
-		hooks.OnDone = h.OnDone
-	}
 	attempt := func(actx context.Context) (*http.Response, error) {
 		r, err := withBody(c.req)
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
-		extra := hs.sent.Add(1) > 1
+		admitted := hs.sent.Add(1) > 1
 		resp, err := c.sendTied(r, actx)
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
@@ -97,7 +91,7 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, actx.Err()
 		}
 		if !c.retryable(c.req, resp, err) {
-			return c.final(resp, err, extra)
+			return c.final(resp, err, admitted)
 		}
 		if err != nil {
 			return nil, err
@@ -107,8 +101,7 @@ func (c *call) runHedged() (*http.Response, error) {
 		hs.mu.Unlock()
 		return resp, c.statusError(resp)
 	}
-	discard := retry.DiscardValue(func(r *http.Response) { hs.release(r) })
-	resp, err := retry.HedgeValue(ctx, attempt, c.p, retry.WithHooks(&hooks), discard)
+	resp, err := retry.HedgeValue(ctx, attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
 	if err == nil || unretried(err) {
 		return resp, nil
 	}

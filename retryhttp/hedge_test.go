@@ -197,7 +197,7 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 	var ev atomic.Value
 	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk).
 		WithHedging(policy.Hedging{Delay: time.Second}),
-		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { ev.Store(e) }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { ev.Store(e) }})))
 	require.NoError(t, err)
 	done := make(chan *http.Response, 1)
 	go func() {

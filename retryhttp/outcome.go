@@ -1,12 +1,10 @@
 package retryhttp
 
 import (
-	"context"
-	"errors"
 	"io"
 	"net/http"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
 )
 
 // Err returns why the Transport stopped retrying the request whose final
@@ -47,25 +45,24 @@ func failed(resp *http.Response) bool {
 	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 }
 
-// tell tells g, if any, what the dependency did with an attempt that failed
-// but that the retry loop does not retry, and so does not record itself: a
-// failure whatever the method. retry says whether
-// the attempt was a retry the guard admitted. An attempt the caller gave up
-// on, or one that failed before reaching the dependency (a bad URL, an
-// untrusted certificate), is no news.
-func tell(g *policy.Guard, retry bool, req *http.Request, resp *http.Response, err error) {
-	if g == nil || req.Context().Err() != nil {
+// tell tells the guard, if any, what the dependency did with an attempt
+// that failed but that the retry loop does not retry, and so does not
+// record itself: a failure whatever the method. admitted says whether the
+// guard admitted the attempt as a retry or a hedge. The outcome is the one
+// retry.Classify gives the error the loop would have seen, so that a
+// request the loop retries and one it does not count alike. An attempt the
+// caller gave up on, or one that failed before reaching the dependency (a
+// bad URL, an untrusted certificate), is no news.
+func (c *call) tell(admitted bool, resp *http.Response, err error) {
+	g := c.p.Guard()
+	if g == nil || c.req.Context().Err() != nil {
 		return
 	}
 	switch {
-	case err != nil && !ConnectionError(err):
-	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		g.Record(retry, policy.Overloaded)
+	case err != nil && !retry.ConnectionError(err):
 	case err != nil:
-		g.Record(retry, policy.Failed)
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusGatewayTimeout || (failed(resp) && resp.Header.Get("Retry-After") != ""):
-		g.Record(retry, policy.Overloaded)
+		g.Record(admitted, retry.Classify(err).Outcome)
 	case failed(resp):
-		g.Record(retry, policy.Failed)
+		g.Record(admitted, retry.Classify(c.statusError(resp)).Outcome)
 	}
 }

@@ -53,7 +53,7 @@ func getRetried(t *testing.T, base http.RoundTripper, url string) (string, []err
 	t.Helper()
 	var errs []error
 	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5),
-		retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }})))
 	resp, err := (&http.Client{Transport: tr}).Get(url)
 	if err != nil {
 		return "", append(errs, err)
@@ -144,7 +144,7 @@ func TestDialTimeoutRetried(t *testing.T) {
 		srv.Listener = ln
 		base := &http.Transport{DialContext: (&net.Dialer{Timeout: transportTimeout}).DialContext}
 		var errs []error
-		tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
+		tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			errs = append(errs, e.Err)
 			if len(errs) == 1 {
 				// The dial timed out: empty the queue and start serving, so
@@ -155,7 +155,7 @@ func TestDialTimeoutRetried(t *testing.T) {
 				}
 				srv.Start()
 			}
-		}}))
+		}})))
 		resp, err := (&http.Client{Transport: tr}).Get("http://" + ln.Addr().String())
 		got := ""
 		if err == nil {
@@ -245,7 +245,7 @@ func TestCallerDeadlineNotRetried(t *testing.T) {
 	defer base.CloseIdleConnections()
 	var retries int
 	tr := build(t, base, policy.Constant(0).WithMaxAttempts(3),
-		retryhttp.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { retries++ }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { retries++ }})))
 
 	ctx, cancel := context.WithTimeout(context.Background(), transportTimeout)
 	defer cancel()
@@ -281,7 +281,7 @@ func TestAttemptTimeoutCutsAHungAttemptAndRetries(t *testing.T) {
 	clk := newTimeoutClock()
 	var errs []error
 	tr := build(t, base, policy.Constant(time.Second).WithAttemptTimeout(5*time.Second).WithMaxAttempts(3).WithClock(clk),
-		retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }})))
 
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -344,7 +344,7 @@ func TestAttemptTimeoutOnTheRealClock(t *testing.T) {
 func getRetriedUnder(t *testing.T, base http.RoundTripper, url string, p policy.Policy) (string, []error) {
 	t.Helper()
 	var errs []error
-	tr := build(t, base, p, retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }}))
+	tr := build(t, base, p, retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { errs = append(errs, e.Err) }})))
 	resp, err := (&http.Client{Transport: tr}).Get(url)
 	if err != nil {
 		return "", append(errs, err)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // 503 and 504, for requests that are safe to repeat: GET, HEAD, OPTIONS,
 // TRACE, PUT, DELETE, or any request with a non-empty Idempotency-Key
 // header. Once the request's context is done, nothing is retried.
-// [WithRetryable] replaces this classification. The base transport may
+// [WithRetryIf] replaces this classification. The base transport may
 // send a request again on its own: net/http does, for an idempotent request
 // whose reused connection is reset before any response, and the policy's
 // attempts do not count that.
@@ -90,20 +91,20 @@ type Transport struct {
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
 	timeout   time.Duration // the policy's per-attempt timeout
 	retryable func(req *http.Request, resp *http.Response, err error) bool
-	hooks     *retry.Hooks
-	guard     *policy.Guard // the guard given with WithGuard
-	guardSet  bool          // WithGuard was given
+	opts      []retry.Option // given with WithRetryOptions, clipped
+	guard     *policy.Guard  // the guard given with WithGuard
+	guardSet  bool           // WithGuard was given
 	built     bool
 }
 
 // An Option configures a [Transport] built by [New].
 type Option func(*Transport)
 
-// WithRetryable returns an Option that decides whether to retry after an
-// attempt that returned resp or err (exactly one of them is non-nil)
-// instead of [DefaultRetryable]. It runs on every response, so it must not
+// WithRetryIf returns an Option that retries after an attempt when f says
+// so, in place of [DefaultRetryable]. f gets the attempt's resp or err:
+// exactly one of them is non-nil. It runs on every response, so it must not
 // read the body. A nil f keeps the default.
-func WithRetryable(f func(req *http.Request, resp *http.Response, err error) bool) Option {
+func WithRetryIf(f func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(t *Transport) {
 		if f != nil {
 			t.retryable = f
@@ -122,11 +123,12 @@ func WithGuard(g *policy.Guard) Option {
 	return func(t *Transport) { t.guard, t.guardSet = g, true }
 }
 
-// WithHooks returns an Option that tells h about each request's retries
-// and its end, as retry.WithHooks does for a call. A nil h observes
-// nothing.
-func WithHooks(h *retry.Hooks) Option {
-	return func(t *Transport) { t.hooks = h }
+// WithRetryOptions returns an Option that passes opts to the retry loop of
+// every request, for example retry.WithHooks to log each retry. The options
+// of several WithRetryOptions add up.
+func WithRetryOptions(opts ...retry.Option) Option {
+	opts = slices.Clone(opts)
+	return func(t *Transport) { t.opts = slices.Clip(append(t.opts, opts...)) }
 }
 
 // New returns a Transport that sends through base (nil: a pooled copy of
@@ -241,9 +243,12 @@ type statusError struct {
 
 func (e *statusError) Error() string { return "status " + e.status }
 
-// Timeout reports whether the status says a timeout: 504 Gateway Timeout, a
-// sign of overload for the guard.
-func (e *statusError) Timeout() bool { return e.code == http.StatusGatewayTimeout }
+// Timeout reports whether the status tells of overload as a timeout does:
+// 504 Gateway Timeout, and 429 Too Many Requests, a request the server
+// shed. retry.Classify reads it, and the guard takes both for overload.
+func (e *statusError) Timeout() bool {
+	return e.code == http.StatusGatewayTimeout || e.code == http.StatusTooManyRequests
+}
 
 // RoundTrip sends req, retrying as the Transport's doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -292,10 +297,7 @@ type call struct {
 func (c *call) run() (*http.Response, error) {
 	ctx := c.req.Context()
 	c.hooks.OnRetry = c.onRetry
-	if h := c.t.hooks; h != nil {
-		c.hooks.OnDone = h.OnDone
-	}
-	resp, err := retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	resp, err := retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
 	}
@@ -335,9 +337,16 @@ func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 		release(c.held)
 		c.held = nil
 	}
-	if h := c.t.hooks; h != nil && h.OnRetry != nil {
-		h.OnRetry(ctx, e)
+}
+
+// options returns the options of one request's retry loop: own, which
+// releases responses, and then those given with WithRetryOptions, so that
+// their hooks hear of a wait once its response is released.
+func (t *Transport) options(own retry.Option) []retry.Option {
+	if len(t.opts) == 0 {
+		return []retry.Option{own}
 	}
+	return append([]retry.Option{own}, t.opts...)
 }
 
 // attempt makes one attempt and classifies its result for the retry loop.
@@ -394,19 +403,19 @@ func (c *call) statusError(resp *http.Response) error {
 }
 
 // final ends the loop with an outcome that is not retried, of an attempt
-// the guard admitted if extra, hedged or not. The guard hears what the
+// the guard admitted if admitted, hedged or not. The guard hears what the
 // dependency did here rather than from the loop, which would take a
 // response for a success (and the latency estimate would take it for a
 // sample): a 503 to a POST is a failure of the dependency, whether or not
 // the request may be retried. Such a response is still the call's result
 // (see unretried).
-func (c *call) final(resp *http.Response, err error, extra bool) (*http.Response, error) {
+func (c *call) final(resp *http.Response, err error, admitted bool) (*http.Response, error) {
 	switch {
 	case err != nil:
-		tell(c.p.Guard(), extra, c.req, resp, err)
+		c.tell(admitted, resp, err)
 		return nil, retry.Permanent(err)
 	case failed(resp):
-		tell(c.p.Guard(), extra, c.req, resp, err)
+		c.tell(admitted, resp, err)
 		return resp, retry.Permanent(&statusError{status: resp.Status, code: resp.StatusCode, final: true})
 	}
 	return resp, nil // a success, which the loop tells the guard of

@@ -187,7 +187,7 @@ func TestBodyThatFailsToRewindKeepsTheResponse(t *testing.T) {
 	var done error
 	srv, _ := serve(t, f)
 	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(3),
-		retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e.Err }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e.Err }})))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
 	req, errGone := unrewindablePut(t, srv.URL)
@@ -239,7 +239,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 		guard := policy.NewGuard(1, 1e-6)
 		var done retry.DoneEvent
 		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(2).WithClock(clk).WithGuard(guard),
-			retryhttp.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e }}))
+			retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = e }})))
 		require.NoError(t, err)
 		req, errGone := unrewindablePut(t, srv.URL)
 		resp, err := (&http.Client{Transport: tr}).Do(req)
@@ -416,7 +416,7 @@ func TestDialRefusedRetriedThenReported(t *testing.T) {
 	base := &http.Transport{}
 	defer base.CloseIdleConnections()
 	tr := build(t, base, policy.Constant(0).WithMaxAttempts(3),
-		retryhttp.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { ev = append(ev, e) }}))
+		retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) { ev = append(ev, e) }})))
 	_, err = (&http.Client{Transport: tr}).Get("http://" + addr)
 	require.Error(t, err)
 	require.ErrorIs(t, err, retry.ErrExhausted)
@@ -572,15 +572,6 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-func TestConnectionErrorClassification(t *testing.T) {
-	require.True(t, retryhttp.ConnectionError(io.EOF))
-	require.True(t, retryhttp.ConnectionError(&net.OpError{Op: "dial", Err: errors.New("refused")}))
-	require.False(t, retryhttp.ConnectionError(context.Canceled))
-	require.True(t, retryhttp.ConnectionError(context.DeadlineExceeded), "the transport's timeouts match it; the request's context tells the caller's deadline apart")
-	require.True(t, retryhttp.ConnectionError(retry.ErrAttemptTimeout))
-	require.False(t, retryhttp.ConnectionError(errors.New("unsupported protocol scheme")))
-}
-
 func FuzzParseRetryAfter(f *testing.F) {
 	for _, s := range []string{"3", "0", "-1", "abc", "99999999999999999999999", "Sun, 29 Nov 2026 12:00:03 GMT", "Sun Nov 29 12:00:03 2026", " 7 ", ""} {
 		f.Add(s)
@@ -686,10 +677,10 @@ func TestHooksSeeEveryRequest(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	client := &http.Client{Transport: build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithHooks(&retry.Hooks{
+	client := &http.Client{Transport: build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{
 		OnRetry: func(context.Context, retry.RetryEvent) { retries.Add(1) },
 		OnDone:  func(context.Context, retry.DoneEvent) { dones.Add(1) },
-	}))}
+	})))}
 	resp, err := client.Get(srv.URL)
 	require.NoError(t, err)
 	body(t, resp)
@@ -711,7 +702,7 @@ func TestWithRetryableReplacesTheClassification(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(func(req *http.Request, resp *http.Response, err error) bool {
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(func(req *http.Request, resp *http.Response, err error) bool {
 		seen.Add(1)
 		return err == nil && resp.StatusCode == http.StatusInternalServerError
 	}))
@@ -721,7 +712,7 @@ func TestWithRetryableReplacesTheClassification(t *testing.T) {
 	require.Equal(t, 3, f.count(), "500 retried, by the caller's rule")
 	require.Equal(t, int32(3), seen.Load())
 
-	tr = build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(nil))
+	tr = build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(nil))
 	f.statuses, f.hits = []int{500, 200}, 0
 	resp, err = (&http.Client{Transport: tr}).Get(srv.URL)
 	require.NoError(t, err)
@@ -739,7 +730,7 @@ func TestCancelledWithAResponseInHand(t *testing.T) {
 	defer cancel()
 	// The caller gives up just as the 503 arrives: the loop stops before any
 	// wait, with the response in hand, which is released, not returned.
-	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryable(func(req *http.Request, resp *http.Response, err error) bool {
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(func(req *http.Request, resp *http.Response, err error) bool {
 		cancel()
 		return retryhttp.DefaultRetryable(req.WithContext(context.Background()), resp, err)
 	}))

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
 )
 
@@ -30,7 +31,7 @@ func TestThroughRetryHTTP(t *testing.T) {
 	defer srv.Close()
 
 	rec, reader := newRecorder(t)
-	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithHooks(rec.Hooks()))
+	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithRetryOptions(retry.WithHooks(rec.Hooks())))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}

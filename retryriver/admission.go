@@ -17,10 +17,10 @@ func admissionOf(p policy.Policy) admission { return admission{p.Guard()} }
 // record is told of the run is what costs.
 func (a admission) allow(now time.Time) bool { return a.g == nil || a.g.Allow(now) }
 
-// record tells the guard how a run ended; retried says the run was a retry
+// record tells the guard how a run ended; admitted says the run was a retry
 // that allow admitted.
-func (a admission) record(retried bool, o policy.Outcome) {
+func (a admission) record(admitted bool, o policy.Outcome) {
 	if a.g != nil {
-		a.g.Record(retried, o)
+		a.g.Record(admitted, o)
 	}
 }

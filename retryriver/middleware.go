@@ -71,13 +71,13 @@ func NewMiddleware(p policy.Policy) (*Middleware, error) {
 // Work runs the job through doInner, unless admission holds a retry back,
 // and returns what River should do with it (see [Middleware]).
 func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	retried := job != nil && job.Attempt > 1
-	if retried && !m.guard.allow(m.now()) {
+	admitted := job != nil && job.Attempt > 1
+	if admitted && !m.guard.allow(m.now()) {
 		return river.JobSnooze(max(m.p.Backoff(job.Attempt, previousWait(job)), minDeniedSnooze))
 	}
 	err := doInner(ctx)
 	if err == nil {
-		m.guard.record(retried, policy.Succeeded)
+		m.guard.record(admitted, policy.Succeeded)
 		return nil
 	}
 	var snoozed *rivertype.JobSnoozeError
@@ -88,13 +88,13 @@ func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner fu
 	switch {
 	case v.action == cancel:
 		return river.JobCancel(v.err)
-	case v.action == snooze:
-		m.guard.record(retried, policy.Overloaded)
+	case ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded:
+		// The job's context was cancelled: no news about the dependency.
+	default:
+		m.guard.record(admitted, v.v.Outcome)
+	}
+	if v.action == snooze {
 		return river.JobSnooze(v.hint)
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-		m.guard.record(retried, policy.Overloaded)
-	case ctx.Err() == nil:
-		m.guard.record(retried, policy.Failed)
 	}
 	return err
 }

@@ -1,10 +1,9 @@
 package retryriver
 
 import (
-	"context"
+	"fmt"
 	"time"
 
-	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -20,52 +19,31 @@ const (
 
 // verdict is what retry.Do would make of an error under a policy: its
 // action, the hint to snooze for, and for a cancelled job the error to
-// record (the operation's own, or one matching retry.ErrHintTooLong).
+// record (the operation's own, or one matching retry.ErrHintTooLong). v is
+// what retry.Classify says of the error, for the guard.
 type verdict struct {
 	action action
 	hint   time.Duration
 	err    error
+	v      retry.Verdict
 }
 
-// judge asks package retry itself what it would do with err after a first
-// attempt, on a clock that never waits, so that the rules stay those of
-// retry.Do: a Permanent mark anywhere in err, the outermost hint, the
-// policy's retry predicate and its hint ceiling. (Package retry keeps the
-// marks to itself; this asks it rather than copy its rules.) Everything
-// else that could stop the call (limits, guard, jitter, timeout) is
-// taken out of the policy first: a job's limits are River's, and admission
-// is asked separately.
+// judge applies the rules of retry.Do after a first attempt to err, from
+// what retry.Classify finds in it: a Permanent mark anywhere in err, or an
+// error the policy does not retry, cancels the job. A hint snoozes it,
+// except one above the policy's hint ceiling, which cancels it. Everything
+// else that could stop a call (limits, guard, time) is River's or is asked
+// separately.
 func judge(p policy.Policy, err error) verdict {
-	p = p.WithMaxAttempts(2).WithMaxElapsed(0).WithAttemptTimeout(0).
-		WithGuard(nil).WithJitter(backoff.Jitter{}).WithClock(instant{})
-	var v verdict
-	hooks := &retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
-		if e.Hinted {
-			v.action, v.hint = snooze, max(e.Delay, 0)
-		}
-	}}
-	calls := 0
-	out := retry.Do(context.Background(), func(context.Context) error {
-		if calls++; calls == 1 {
-			return err
-		}
-		return nil
-	}, p, retry.WithHooks(hooks))
-	if out != nil {
-		// Permanent, an error the policy does not retry, or a hint above
-		// the ceiling (out then matches retry.ErrHintTooLong and err).
-		v = verdict{action: cancel, err: out}
+	v := retry.Classify(err)
+	switch {
+	case v.Permanent || !p.Retryable(err):
+		return verdict{action: cancel, err: err, v: v}
+	case v.Hinted && v.Hint > p.MaxHint():
+		return verdict{action: cancel, v: v, err: fmt.Errorf("retryriver: the worker asked to wait %v, above the %v hint ceiling: %w: %w",
+			v.Hint, p.MaxHint(), retry.ErrHintTooLong, err)}
+	case v.Hinted:
+		return verdict{action: snooze, hint: max(v.Hint, 0), v: v}
 	}
-	return v
-}
-
-// instant is a clock on which every wait is over at once.
-type instant struct{}
-
-func (instant) Now() time.Time { return time.Time{} }
-
-func (instant) After(time.Duration) <-chan time.Time {
-	c := make(chan time.Time, 1)
-	c <- time.Time{}
-	return c
+	return verdict{action: retryLater, v: v}
 }

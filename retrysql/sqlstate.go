@@ -4,10 +4,9 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"syscall"
+
+	"github.com/retrykit/retrykit/retry"
 )
 
 // Codes retried by default: 40001 serialization_failure and 40P01
@@ -43,10 +42,11 @@ func connectionState(code string) bool {
 }
 
 // connectionError reports whether err says that the connection to the
-// server failed (a broken, closed or refused connection, an EOF, a network
-// error, a connection-class SQLSTATE) rather than the statement, and was
-// not caused by a context. Before COMMIT, any such error leaves nothing
-// committed.
+// server failed rather than the statement, and was not caused by a context.
+// A connection-class SQLSTATE decides when there is one. Otherwise it is
+// the driver's word (driver.ErrBadConn, pgx's SafeToRetry) or
+// retry.ConnectionError, the network failures every integration shares.
+// Before COMMIT, any such error leaves nothing committed.
 func connectionError(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -54,11 +54,7 @@ func connectionError(err error) bool {
 	if code := SQLState(err); code != "" {
 		return connectionState(code)
 	}
-	var netErr net.Error
-	return unsent(err) || errors.Is(err, driver.ErrBadConn) || errors.As(err, &netErr) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
+	return unsent(err) || errors.Is(err, driver.ErrBadConn) || retry.ConnectionError(err)
 }
 
 // unsent reports whether the driver marks err as raised before anything

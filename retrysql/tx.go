@@ -46,7 +46,7 @@ var (
 // transaction again: a new BeginTx, fn, COMMIT. It retries
 //
 //   - an error whose SQLSTATE is in the retried set (40001
-//     serialization_failure and 40P01 deadlock_detected unless [RetryCodes]
+//     serialization_failure and 40P01 deadlock_detected unless [WithRetryIf]
 //     replaces them), whether fn, BEGIN or COMMIT returned it: the server
 //     rolled the transaction back;
 //   - a connection error (a broken, closed or refused connection, an EOF, a
@@ -55,7 +55,7 @@ var (
 //     another connection;
 //   - a COMMIT that the server answered with a rollback, because a
 //     statement in fn failed and fn returned nil all the same (see
-//     [ErrCommitRolledBack]), unless [RetryCodes] emptied the retried set:
+//     [ErrCommitRolledBack]), unless [WithRetryIf] emptied the retried set:
 //     the server does not say which error that was, and a swallowed 40001
 //     or 40P01 is retried like one that fn returned. Nothing was
 //     committed; a fn that swallows an error no retry cures rolls back on

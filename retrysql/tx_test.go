@@ -170,7 +170,7 @@ func TestTxCommitRolledBack(t *testing.T) {
 			// the error says that nothing was committed.
 			f = &fakeDB{commit: []error{cause}}
 			fn, runs = script()
-			err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.RetryCodes())
+			err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithRetryIf())
 			require.ErrorIs(t, err, retrysql.ErrCommitRolledBack)
 			require.ErrorIs(t, err, cause)
 			require.NotErrorIs(t, err, retrysql.ErrAmbiguousCommit)
@@ -195,30 +195,30 @@ func TestTxCommitRolledBack(t *testing.T) {
 	require.ErrorIs(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now), retrysql.ErrAmbiguousCommit)
 }
 
-func TestRetryCodesReplacesTheSet(t *testing.T) {
+func TestWithRetryIfReplacesTheSet(t *testing.T) {
 	lockNotAvailable := &stateError{"55P03"}
 	serialization := &stateError{"40001"}
 
 	f := &fakeDB{}
 	fn, runs := script(lockNotAvailable, lockNotAvailable)
-	require.NoError(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.RetryCodes("55P03")))
+	require.NoError(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithRetryIf("55P03")))
 	require.Equal(t, 3, *runs)
 
 	fn, runs = script(serialization)
-	err := retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.RetryCodes("55P03"))
+	err := retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithRetryIf("55P03"))
 	require.Same(t, serialization, err)
 	require.Equal(t, 1, *runs)
 
 	// The later option wins; no codes retries no SQLSTATE, but connection
 	// errors before COMMIT still are.
 	fn, runs = script(io.ErrUnexpectedEOF, serialization)
-	err = retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.RetryCodes("40001"), retrysql.RetryCodes())
+	err = retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithRetryIf("40001"), retrysql.WithRetryIf())
 	require.Same(t, serialization, err)
 	require.Equal(t, 2, *runs)
 
 	// The caller's slice is copied.
 	codes := []string{"55P03"}
-	opt := retrysql.RetryCodes(codes...)
+	opt := retrysql.WithRetryIf(codes...)
 	codes[0] = "40001"
 	fn, runs = script(lockNotAvailable)
 	require.NoError(t, retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, opt))
@@ -243,10 +243,12 @@ func TestTxInvalid(t *testing.T) {
 		{"invalid policy", func() error {
 			return retrysql.Tx(context.Background(), db, nil, fn, policy.Exponential(-time.Second))
 		}},
-		{"four-character code", func() error { return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.RetryCodes("4001")) }},
-		{"lower-case code", func() error { return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.RetryCodes("40p01")) }},
+		{"four-character code", func() error { return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("4001")) }},
+		{"lower-case code", func() error {
+			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("40p01"))
+		}},
 		{"empty code", func() error {
-			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.RetryCodes("40001", ""))
+			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("40001", ""))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,7 +259,7 @@ func TestTxInvalid(t *testing.T) {
 	require.Zero(t, *runs)
 	begins, _, _ := f.counts()
 	require.Zero(t, begins)
-	require.EqualError(t, retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.RetryCodes("4001")),
+	require.EqualError(t, retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("4001")),
 		`retrysql: SQLSTATE code "4001" is not five digits or upper-case letters: retry: invalid call`)
 }
 
@@ -451,7 +453,7 @@ func TestTxOnAConnAndWithOptions(t *testing.T) {
 	fail := &stateError{"40001"}
 	fn, runs := script(fail)
 	require.NoError(t, retrysql.Tx(context.Background(), conn, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn, now,
-		retrysql.RetryOptions(hooks)))
+		retrysql.WithRetryOptions(hooks)))
 	require.Equal(t, 2, *runs)
 	require.Equal(t, []error{fail}, retried)
 }

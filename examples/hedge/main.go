@@ -3,7 +3,7 @@
 // 2 % of requests (the latency scenario of the tests). It prints the latency
 // percentiles without hedging and with a hedge after the running p95, and
 // how many requests each call cost; losing responses are drained and closed
-// through retry.DiscardValue. The times are real, so a busy machine's
+// through HedgeValue's discard. The times are real, so a busy machine's
 // scheduling delays show in them; internal/tail measures the scenario on
 // synctest's virtual time.
 //
@@ -68,13 +68,13 @@ func main() {
 		return resp, nil
 	}
 	var discarded, released atomic.Int64
-	discard := retry.DiscardValue(func(resp *http.Response) {
+	discard := func(resp *http.Response) {
 		discarded.Add(1)
 		if resp != nil { // nil: the request was cancelled in flight
 			released.Add(1)
 			release(resp)
 		}
-	})
+	}
 
 	plain := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3)
 	lat := policy.NewLatency(0.95, 1000)
@@ -87,7 +87,7 @@ func main() {
 		call func(context.Context) (*http.Response, error)
 	}{
 		{"without hedging", func(ctx context.Context) (*http.Response, error) {
-			return retry.DoValue(ctx, get, plain, discard)
+			return retry.DoValue(ctx, get, plain) // get releases what it does not return
 		}},
 		{"hedged after p95", func(ctx context.Context) (*http.Response, error) {
 			return retry.HedgeValue(ctx, get, hedged, discard)

@@ -43,7 +43,7 @@ func main() {
 
 	p := policy.Exponential(100 * time.Millisecond).WithCap(2 * time.Second).WithMaxAttempts(5).
 		WithJitter(backoff.Jitter{Kind: backoff.Equal})
-	tr, err := retryhttp.New(nil, p, retryhttp.WithHooks(&retry.Hooks{
+	tr, err := retryhttp.New(nil, p, retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{
 		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			why := "the schedule"
 			if e.Hinted {
@@ -51,7 +51,7 @@ func main() {
 			}
 			fmt.Printf("  client: attempt %d: %v; waiting %v, from %s\n", e.Attempt, e.Err, e.Delay.Round(time.Millisecond), why)
 		},
-	}))
+	})))
 	if err != nil {
 		log.Fatal(err) // an unusable policy is reported here, once
 	}

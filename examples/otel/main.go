@@ -25,6 +25,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retryotel"
 )
@@ -64,7 +65,7 @@ func main() {
 	}
 	p := policy.Exponential(5 * time.Millisecond).WithCap(20 * time.Millisecond).WithMaxAttempts(3)
 	var attempts counter
-	tr, err := retryhttp.New(&attempts, p, retryhttp.WithHooks(rec.Hooks()))
+	tr, err := retryhttp.New(&attempts, p, retryhttp.WithRetryOptions(retry.WithHooks(rec.Hooks())))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func run(ctx context.Context, url string) error {
 		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithMaxAttempts(10)
 	fmt.Printf("policy: %v\n", p)
 	var retries atomic.Int32
-	hooks := retrysql.RetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
+	hooks := retrysql.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 		retries.Add(1)
 		fmt.Printf("  attempt %d failed with SQLSTATE %s; again in %v\n", e.Attempt, retrysql.SQLState(e.Err), e.Delay.Round(100*time.Microsecond))
 	}}))

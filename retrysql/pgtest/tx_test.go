@@ -32,7 +32,7 @@ type retries struct {
 }
 
 func (r *retries) option() retrysql.Option {
-	return retrysql.RetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
+	return retrysql.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.errs = append(r.errs, e.Err)
@@ -337,7 +337,7 @@ func TestCommitRolledBackIsCertain(t *testing.T) {
 		opts []retrysql.Option
 		runs int
 	}{
-		{"no SQLSTATE retried: not retried", []retrysql.Option{retrysql.RetryCodes()}, 1},
+		{"no SQLSTATE retried: not retried", []retrysql.Option{retrysql.WithRetryIf()}, 1},
 		{"retried until the policy's limit", nil, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
