@@ -276,7 +276,7 @@ func FuzzGuard(f *testing.F) {
 		now, lastProbe := t0, time.Time{}
 		for _, op := range ops {
 			now = now.Add(time.Duration(op>>4) * 100 * time.Millisecond)
-			extra := op&1 == 1
+			admitted := op&1 == 1
 			had := g.Tokens()
 			switch op >> 1 % 6 {
 			case 0: // a retry asked for
@@ -291,12 +291,12 @@ func FuzzGuard(f *testing.F) {
 					require.False(t, got, "a second probe %v after the last", now.Sub(lastProbe))
 				}
 			case 1:
-				g.Record(extra, policy.Succeeded)
+				g.Record(admitted, policy.Succeeded)
 				want = max(min(want+ratio, capacity), want)
 			case 2:
-				g.Record(extra, policy.Overloaded)
+				g.Record(admitted, policy.Overloaded)
 				want = max(want-1, 0)
-				if extra {
+				if admitted {
 					want = max(want-1, 0)
 				}
 			case 3:
@@ -309,12 +309,12 @@ func FuzzGuard(f *testing.F) {
 					want--
 				}
 			case 4:
-				g.Record(extra, policy.Slow)
+				g.Record(admitted, policy.Slow)
 				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				want = max(min(want+ratio, line), want)
 			case 5:
-				g.Record(extra, policy.Failed)
-				if extra {
+				g.Record(admitted, policy.Failed)
+				if admitted {
 					want = max(want-1, 0)
 				} else {
 					want = max(want-half, 0)

@@ -695,7 +695,7 @@ func TestHooksSeeEveryRequest(t *testing.T) {
 	require.Equal(t, int32(2), dones.Load())
 }
 
-func TestWithRetryableReplacesTheClassification(t *testing.T) {
+func TestWithRetryIfReplacesTheClassification(t *testing.T) {
 	f := &flaky{statuses: []int{500, 500, 200}}
 	var seen atomic.Int32
 	srv := httptest.NewServer(f)

@@ -8,8 +8,9 @@
 //	}
 //	err = retry.Do(ctx, op, p, retry.WithHooks(rec.Hooks()))
 //
-// The same hooks serve retryhttp.WithHooks, retrygrpc.WithRetryOptions and
-// every call of package retry. The metrics are named after gRPC's retry
+// The same hooks serve every call of package retry and, through
+// retry.WithHooks inside their WithRetryOptions, retryhttp, retrygrpc and
+// retrysql. The metrics are named after gRPC's retry
 // metrics (proposal A96, grpc.client.call.*) in a retry.client namespace,
 // with units and attribute names as the OpenTelemetry semantic conventions
 // ask; see [New] for the list. Each retry is an event on the span in the

@@ -143,9 +143,9 @@ func (r *Recorder) instruments(m metric.Meter) error {
 }
 
 // Hooks returns the hooks that record the calls they are given to, for
-// retry.WithHooks, retryhttp.WithHooks or retrygrpc.WithRetryOptions. The
-// same *retry.Hooks comes back every time; for a zero Recorder it is nil,
-// which observes nothing.
+// retry.WithHooks. Integrations take them the same way, inside their
+// WithRetryOptions. The same *retry.Hooks comes back every time. For a zero
+// Recorder it is nil, which observes nothing.
 func (r *Recorder) Hooks() *retry.Hooks { return r.hooks }
 
 func (r *Recorder) onRetry(ctx context.Context, e retry.RetryEvent) {
