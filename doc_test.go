@@ -17,7 +17,7 @@ var wantExamples = map[string][]string{
 	"backoff":   {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
 	"policy":    {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
 	"retry":     {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
-	"retryhttp": {"New", "New_invalidPolicy", "WithHooks"},
+	"retryhttp": {"New", "New_invalidPolicy", "WithRetryOptions"},
 	"retrytest": {"Clock"},
 	"retrysql":  {"Tx", "AmbiguousCommitError"},
 	".":         {""}, // the package's own Example: the tour in one call

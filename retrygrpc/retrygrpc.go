@@ -63,11 +63,12 @@ func WithRetryIf(cs ...codes.Code) Option {
 	return func(c *config) { c.codes = cs }
 }
 
-// WithRetryOptions passes opts to every retry.Do the interceptor runs, for
-// example retry.WithHooks to log each attempt.
+// WithRetryOptions returns an Option that passes opts to every retry.Do the
+// interceptor runs, for example retry.WithHooks to log each attempt. The
+// options of several WithRetryOptions add up.
 func WithRetryOptions(opts ...retry.Option) Option {
 	opts = append([]retry.Option(nil), opts...)
-	return func(c *config) { c.retryOpts = opts }
+	return func(c *config) { c.retryOpts = append(c.retryOpts[:len(c.retryOpts):len(c.retryOpts)], opts...) }
 }
 
 // config is an interceptor's settings, fixed when it is built.

@@ -64,10 +64,10 @@ func ExampleNew_invalidPolicy() {
 	// true
 }
 
-// A server's Retry-After is honoured, and hooks observe each retry. The
-// policy runs on a virtual clock whose waits end at once, so that the
-// example shows the 30s wait without taking it.
-func ExampleWithHooks() {
+// Hooks passed through WithRetryOptions observe each retry, and a server's
+// Retry-After is honoured. The policy runs on a virtual clock whose waits
+// end at once, so that the example shows the 30s wait without taking it.
+func ExampleWithRetryOptions() {
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if requests.Add(1) == 1 {
