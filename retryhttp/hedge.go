@@ -101,7 +101,13 @@ func (c *call) runHedged() (*http.Response, error) {
 		hs.mu.Unlock()
 		return resp, c.statusError(resp)
 	}
-	resp, err := retry.HedgeValue(ctx, attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
+	var resp *http.Response
+	var err error
+	if len(c.t.opts) == 0 {
+		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, retry.WithHooks(&hooks))
+	} else {
+		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
+	}
 	if err == nil || unretried(err) {
 		return resp, nil
 	}

@@ -297,7 +297,13 @@ type call struct {
 func (c *call) run() (*http.Response, error) {
 	ctx := c.req.Context()
 	c.hooks.OnRetry = c.onRetry
-	resp, err := retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+	var resp *http.Response
+	var err error
+	if len(c.t.opts) == 0 { // no slice to build: the common case allocates nothing more
+		resp, err = retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	} else {
+		resp, err = retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+	}
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
 	}
@@ -343,9 +349,6 @@ func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {
 // releases responses, and then those given with WithRetryOptions, so that
 // their hooks hear of a wait once its response is released.
 func (t *Transport) options(own retry.Option) []retry.Option {
-	if len(t.opts) == 0 {
-		return []retry.Option{own}
-	}
 	return append([]retry.Option{own}, t.opts...)
 }
 
