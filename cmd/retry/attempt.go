@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/retrykit/retrykit/retry"
+)
+
+// result is how one attempt ended.
+type result struct {
+	status   int            // the exit status; 128+N when signal N ended it; 127 or 126 when it could not start
+	signal   syscall.Signal // the signal that ended it, or 0
+	startErr error          // why the command could not start, or nil
+	timedOut bool           // a timeout (the attempt's or the run's) ended it
+	matched  bool           // with -until: a line of its output matched
+	duration time.Duration
+}
+
+// exitError is the error of a failed attempt, as package retry sees it.
+type exitError struct {
+	result
+	until bool // -until was given
+}
+
+func (e *exitError) Error() string {
+	var s string
+	switch {
+	case e.startErr != nil:
+		return e.startErr.Error()
+	case e.signal != 0:
+		s = "signal: " + e.signal.String()
+	default:
+		s = fmt.Sprintf("exit status %d", e.status)
+	}
+	if e.until {
+		s += ", no line matched -until"
+	}
+	return s
+}
+
+// attempt is the operation retry.Do runs: one run of the command.
+func (r *runner) attempt(ctx context.Context) error {
+	r.attempts++
+	began := time.Now()
+	res := r.runCommand(ctx)
+	res.duration = time.Since(began)
+	r.last = res
+	switch {
+	case r.cfg.until != nil && res.matched:
+		return nil
+	case res.startErr == nil && res.status == 0 && r.cfg.until == nil:
+		return nil
+	case res.startErr != nil && res.status == 127, errors.Is(res.startErr, fs.ErrPermission), errors.Is(res.startErr, errInterrupted):
+		return retry.Permanent(&exitError{result: res})
+	}
+	return &exitError{result: res, until: r.cfg.until != nil}
+}
+
+// runCommand starts the command and waits for it to end. When ctx ends
+// first for a timeout, it ends the command's process group: SIGTERM at
+// once, SIGKILL after the grace period. When ctx ends for a signal, the
+// signal has been passed on to the group already, and the command is left
+// to end as it will.
+func (r *runner) runCommand(ctx context.Context) result {
+	cmd := exec.Command(r.path, r.cfg.argv[1:]...)
+	cmd.Args[0] = r.cfg.argv[0]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if r.cfg.stdin {
+		cmd.Stdin = bytes.NewReader(r.input)
+	}
+	var out, errOut *lineMatcher
+	if re := r.cfg.until; re != nil {
+		out, errOut = &lineMatcher{re: re}, &lineMatcher{re: re}
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, out), io.MultiWriter(os.Stderr, errOut)
+	}
+	// Output a child of the command keeps open after the command ends is
+	// read for at most the grace period.
+	cmd.WaitDelay = r.cfg.grace
+	setGroup(cmd)
+	if err := r.start(cmd); err != nil {
+		return startFailure(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // the outcome is in cmd.ProcessState; an ErrWaitDelay changes nothing
+		close(done)
+	}()
+	timedOut := r.await(ctx, cmd.Process, done)
+	r.ended()
+	res := exitResult(cmd.ProcessState)
+	res.timedOut = timedOut
+	if out != nil {
+		res.matched = out.end() || errOut.end()
+	}
+	return res
+}
+
+// await waits for the command to end, and ends it when ctx is done for a
+// timeout. It reports whether it did.
+func (r *runner) await(ctx context.Context, p *os.Process, done <-chan struct{}) (terminated bool) {
+	select {
+	case <-done:
+		return false
+	case <-ctx.Done():
+	}
+	if r.interrupted() {
+		<-done
+		return false
+	}
+	signalGroup(p, syscall.SIGTERM)
+	grace := time.NewTimer(r.cfg.grace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		killGroup(p)
+		<-done
+	}
+	return true
+}
+
+// exitResult reads how a process ended.
+func exitResult(ps *os.ProcessState) result {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return result{status: 128 + int(ws.Signal()), signal: ws.Signal()}
+	}
+	return result{status: ps.ExitCode()}
+}
+
+// startFailure is the result of a command that could not start: status
+// 127 when it does not exist, 126 otherwise, as shells have it.
+func startFailure(err error) result {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) {
+		return result{status: 127, startErr: err}
+	}
+	return result{status: 126, startErr: err}
+}

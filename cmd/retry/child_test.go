@@ -1,0 +1,115 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// child is the test command retry runs: this test binary, with childEnv
+// set. Its arguments are a mode and a file, to which every run appends a
+// line as it starts (once it is ready for what its mode tests), so that a
+// test knows how many attempts ran. The modes:
+//
+//   - count FILE OUTCOME...: ends as the OUTCOME for this run, the last one
+//     repeated. An OUTCOME is an exit status, alone or followed by ":" and a
+//     line to write to standard output or by "!" and one for standard error.
+//   - stdin FILE OUTCOME...: reads standard input to its end into FILE.N
+//     (N counting the runs from 1), then ends as count does.
+//   - hang FILE [ignore-term]: writes "started" and sleeps forever, with
+//     SIGTERM ignored when asked.
+//   - trap FILE STATUS: writes "ready" once it catches SIGINT and SIGTERM,
+//     and when one comes, writes its name to FILE.sig and exits with STATUS.
+//   - family FILE: starts "trap FILE.grand 0" as a process of its own and
+//     waits for it.
+func child(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "child: want a mode and a file")
+		return 100
+	}
+	mode, file, rest := args[0], args[1], args[2:]
+	switch mode {
+	case "count":
+		return end(rest, ran(file))
+	case "stdin":
+		n := ran(file)
+		in, err := io.ReadAll(os.Stdin)
+		check(err)
+		check(os.WriteFile(file+"."+strconv.Itoa(n), in, 0o644))
+		return end(rest, n)
+	case "hang":
+		if len(rest) > 0 && rest[0] == "ignore-term" {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		ran(file)
+		fmt.Println("started")
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "trap":
+		return trap(file, rest)
+	case "family":
+		ran(file)
+		cmd := exec.Command(os.Args[0], "trap", file+".grand", "0")
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		check(cmd.Run())
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "child: unknown mode %q\n", mode)
+	return 100
+}
+
+// ran appends a line to file and returns how many it has.
+func ran(file string) int {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	check(err)
+	_, err = f.WriteString("ran\n")
+	check(err)
+	check(f.Close())
+	b, err := os.ReadFile(file)
+	check(err)
+	return strings.Count(string(b), "\n")
+}
+
+// end ends run n as outcomes say.
+func end(outcomes []string, n int) int {
+	o := outcomes[min(n, len(outcomes))-1]
+	code, line, stream := o, "", os.Stdout
+	if i := strings.IndexAny(o, ":!"); i >= 0 {
+		code, line = o[:i], o[i+1:]
+		if o[i] == '!' {
+			stream = os.Stderr
+		}
+		fmt.Fprintln(stream, line)
+	}
+	status, err := strconv.Atoi(code)
+	check(err)
+	return status
+}
+
+func trap(file string, rest []string) int {
+	status, err := strconv.Atoi(rest[0])
+	check(err)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	ran(file)
+	fmt.Println("ready")
+	sig := <-sigs
+	check(os.WriteFile(file+".sig", []byte(sig.String()), 0o644))
+	return status
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(101)
+	}
+}

@@ -1,0 +1,110 @@
+// Command retry runs a command until it succeeds, fails for good, or its
+// policy says stop, with the policies of package retry, for shell scripts,
+// CI steps and containers.
+//
+//	retry [flags] -- command [args...]
+//
+// The first attempt runs at once. After a failed one (an exit status other
+// than 0), retry waits the policy's delay and runs the command again. Without
+// flags it makes at most 5 attempts, with waits of 1s, 2s, 4s and 8s. The
+// command's output passes through as it comes. Before each wait, retry
+// writes one line to standard error: the attempt, its exit status or
+// signal, the wait and the time elapsed since the start of the run.
+// At the end of a run that failed, it writes the sentence of a *retry.Error,
+// for example "retry: gave up after 5 attempts in 15.1s: exit status 1".
+// A run that succeeded after retries ends with "retry: succeeded after 3
+// attempts in 3.2s". Only exit statuses and -until decide: output that says
+// "Retry-After: 30" is not read.
+//
+// # Flags
+//
+//	-policy TEXT          the whole policy in its text form, as policy.Parse reads it,
+//	                      e.g. "exponential 1s cap 30s attempts 5 jitter full"
+//	-attempts N           at most N attempts, counting the first; 0 is no limit (default 5)
+//	-delay D              the first wait; each further wait doubles, up to -cap (default 1s);
+//	                      0 retries at once
+//	-cap D                the longest wait (default 1m, or -delay when that is longer)
+//	-timeout D            end the whole run after D, the running attempt included
+//	-attempt-timeout D    end an attempt that runs for D; it counts as a failure
+//	-grace D              after a timeout's SIGTERM, wait D before SIGKILL (default 5s)
+//	-on CODES             retry only failures with these exit statuses, e.g. 1,75
+//	-not-on CODES         retry every failure except those with these exit statuses
+//	-until REGEXP         succeed when a line of output matches, whatever the exit status
+//	-stdin                read standard input once, to its end, and give it to every attempt
+//	-quiet                write no lines of retry's own
+//	-json                 write one JSON line per attempt to standard error instead
+//
+// -policy gives the whole policy: the shorthands -attempts, -cap and
+// -attempt-timeout add to it. A shorthand for a setting the text gives too
+// is a conflict, and so is -delay with -policy (the text always names the
+// schedule). The policy's "elapsed" setting stops retry from starting a wait
+// that would end past it. -timeout also ends the running attempt. Durations
+// are what time.ParseDuration reads (500ms, 2s, 1m30s).
+//
+// -on and -not-on take exit statuses from 1 to 255, and count an attempt a
+// signal ended as 128 plus the signal's number (143 for SIGTERM). An
+// attempt that -attempt-timeout ended is retried whatever they say.
+//
+// -until matches each line of standard output and of standard error, up
+// to its first 64 KiB. An attempt succeeds when a line matched, even if the
+// command then exits with another status. An attempt that exits 0 without
+// a matching line is retried. The command is left to end on its own after
+// a match.
+//
+// Without -stdin every attempt reads retry's standard input as it is: what
+// one attempt reads, the next does not see. With -stdin, retry reads it to
+// its end into memory before the first attempt, and each attempt reads all
+// of it afresh.
+//
+// -json writes, for each attempt, an object with attempt, status, signal (its
+// number, when one ended the attempt), timed_out, matched (with -until),
+// error, duration and elapsed (in seconds), and wait (in seconds) before a
+// retry. The last line has exit, retry's own exit status, instead of wait,
+// and summary, the final sentence, when the run failed. The command's own
+// standard error is mixed in: its lines are those that are not JSON.
+//
+// # Exit status
+//
+//   - 0 when an attempt succeeded.
+//   - The last attempt's exit status when the run failed: when the attempts
+//     ran out, when -timeout ended it, or when the status is one -on or
+//     -not-on does not retry. A signal counts as 128 plus its number (137
+//     for SIGKILL).
+//   - 1 when the last attempt exited 0 without the line -until asks for.
+//   - 2 for bad flags, before anything runs: an unknown flag or policy word,
+//     a negative duration, conflicting flags, no command, or a standard input
+//     that -stdin cannot read.
+//   - 127 when the command cannot be found, and 126 when it cannot be run (not
+//     executable, a directory), as shells have it; no attempt is made.
+//   - 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM) when a
+//     signal ends the run during a wait, as a shell loop that was interrupted
+//     in its sleep would exit.
+//
+// # Signals and timeouts
+//
+// The command runs in a process group of its own, so that signals and
+// timeouts reach the processes it starts too. SIGINT, SIGTERM and SIGHUP
+// are passed on to that group. The run then ends when the command does,
+// with the command's own exit status, and no further attempt starts. A
+// wait ends at once. A signal retry was started with ignored (nohup) stays
+// ignored. Since the group is not the terminal's foreground group, a command
+// that reads from the terminal is stopped by it: give it its input with
+// -stdin.
+//
+// A timeout (-attempt-timeout or -timeout) sends SIGTERM to the group, and
+// SIGKILL once -grace has passed if the command is still running. Output a
+// process of the group keeps open after the command has ended is read for
+// at most -grace too. What is left of the group after the command has ended
+// is not killed: a command may start a daemon.
+//
+// # Recipes
+//
+//	# wait for a port: up to two minutes, trying every 500ms to 5s
+//	retry -attempts 0 -timeout 2m -delay 500ms -cap 5s -- nc -z db 5432
+//
+//	# a flaky download: 5 attempts of at most 2 minutes each
+//	retry -attempt-timeout 2m -- curl -fsSLo tool.tgz https://example.com/tool.tgz
+//
+//	# poll until healthy: every 2s, up to 30 times, until the status says ok
+//	retry -policy "constant 2s attempts 30" -until '"status": *"ok"' -- curl -s http://localhost:8080/healthz
+package main
