@@ -30,6 +30,8 @@ import (
 //     and when one comes, writes its name to FILE.sig and exits with STATUS.
 //   - family FILE: starts "trap FILE.grand 0" as a process of its own and
 //     waits for it.
+//   - vanish FILE PATH: removes PATH, the command retry was given, and
+//     exits 1.
 func child(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "child: want a mode and a file")
@@ -62,6 +64,10 @@ func child(args []string) int {
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		check(cmd.Run())
 		return 0
+	case "vanish":
+		ran(file)
+		check(os.Remove(rest[0]))
+		return 1
 	}
 	fmt.Fprintf(os.Stderr, "child: unknown mode %q\n", mode)
 	return 100

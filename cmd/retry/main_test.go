@@ -85,7 +85,12 @@ type outcome struct {
 // child(…).
 func startRetry(t *testing.T, stdin io.Reader, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return start(t, stdin, exec.Command(binary, args...))
+}
+
+// start starts cmd, which runs the retry command, with stdin as its input.
+func start(t *testing.T, stdin io.Reader, cmd *exec.Cmd) *proc {
+	t.Helper()
 	// A program built with the race detector sleeps a second as it exits,
 	// unless GORACE says otherwise: retry and the test command both are.
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -198,6 +199,22 @@ func TestSignalDuringWait(t *testing.T) {
 			require.Regexp(t, `^retry: context canceled after 1 attempt in \S+: cause: got signal `+tc.sig.String()+`: exit status 1$`, last(o.stderr))
 		})
 	}
+}
+
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "runs")
+	// As nohup does with SIGHUP, a shell starts retry with SIGINT ignored.
+	sh := exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, binary, "-delay", "1ms"}, childCmd("trap", file, "3")...)...)
+	p := start(t, nil, sh)
+	waitFor(t, p.stdout, &p.out, "ready")
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	o := p.finish(t)
+	require.Equal(t, 3, o.code, "stderr: %q", o.stderr)
+	got, err := os.ReadFile(file + ".sig")
+	require.NoError(t, err)
+	require.Equal(t, "terminated", string(got), "SIGINT was not passed on")
 }
 
 func TestSignalReachesTheCommandsChildren(t *testing.T) {
@@ -418,6 +435,17 @@ func TestHelp(t *testing.T) {
 		})
 		require.True(t, found, "-h says nothing of -%s: %q", f.Name, o.stdout)
 	})
+}
+
+func TestCommandVanishes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file, command := filepath.Join(dir, "runs"), filepath.Join(dir, "command")
+	require.NoError(t, os.Symlink(self, command))
+	o := runRetry(t, nil, "-attempts", "5", "-delay", "1ms", "--", command, "vanish", file, command)
+	require.Equal(t, 127, o.code, "stderr: %q", o.stderr)
+	require.Equal(t, 1, runs(t, file))
+	require.Regexp(t, `^retry: not retried after 2 attempts in \S+: fork/exec .*: no such file or directory$`, last(o.stderr))
 }
 
 func TestCannotStart(t *testing.T) {
