@@ -73,6 +73,9 @@ func (r *runner) attempt(ctx context.Context) error {
 func (r *runner) runCommand(ctx context.Context) result {
 	cmd := exec.Command(r.path, r.cfg.argv[1:]...)
 	cmd.Args[0] = r.cfg.argv[0]
+	if errors.Is(cmd.Err, exec.ErrDot) {
+		cmd.Err = nil // found through "." in PATH: run already chose to run it
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if r.cfg.stdin {
 		cmd.Stdin = bytes.NewReader(r.input)
@@ -130,6 +133,9 @@ func (r *runner) await(ctx context.Context, p *os.Process, done <-chan struct{})
 
 // exitResult reads how a process ended.
 func exitResult(ps *os.ProcessState) result {
+	if ps == nil { // the wait itself failed, which the system does not do to a child it started
+		return result{status: 1}
+	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return result{status: 128 + int(ws.Signal()), signal: ws.Signal()}
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -26,10 +27,13 @@ import (
 //     (N counting the runs from 1), then ends as count does.
 //   - hang FILE [ignore-term]: writes "started" and sleeps forever, with
 //     SIGTERM ignored when asked.
-//   - trap FILE STATUS: writes "ready" once it catches SIGINT and SIGTERM,
+//   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM and SIGHUP,
 //     and when one comes, writes its name to FILE.sig and exits with STATUS.
 //   - family FILE: starts "trap FILE.grand 0" as a process of its own and
 //     waits for it.
+//   - orphan FILE: starts "hang FILE.grand" with its standard error on its
+//     own standard output, writes the process id to FILE.pid, writes
+//     "ready" once the other has started, and exits 0, leaving it behind.
 //   - vanish FILE PATH: removes PATH, the command retry was given, and
 //     exits 1.
 func child(args []string) int {
@@ -63,6 +67,18 @@ func child(args []string) int {
 		cmd := exec.Command(os.Args[0], "trap", file+".grand", "0")
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		check(cmd.Run())
+		return 0
+	case "orphan":
+		ran(file)
+		cmd := exec.Command(os.Args[0], "hang", file+".grand")
+		cmd.Stderr = os.Stdout
+		out, err := cmd.StdoutPipe()
+		check(err)
+		check(cmd.Start())
+		check(os.WriteFile(file+".pid", []byte(strconv.Itoa(cmd.Process.Pid)), 0o644))
+		_, err = bufio.NewReader(out).ReadString('\n')
+		check(err)
+		fmt.Println("ready")
 		return 0
 	case "vanish":
 		ran(file)
@@ -105,7 +121,7 @@ func trap(file string, rest []string) int {
 	status, err := strconv.Atoi(rest[0])
 	check(err)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	ran(file)
 	fmt.Println("ready")
 	sig := <-sigs

@@ -1,6 +1,6 @@
 // Command retry runs a command until it succeeds, fails for good, or its
-// policy says stop, with the policies of package retry, for shell scripts,
-// CI steps and containers.
+// policy says stop. It brings the policies of package retry to shell
+// scripts, CI steps and containers.
 //
 //	retry [flags] -- command [args...]
 //
@@ -31,7 +31,7 @@
 //	-not-on CODES         retry every failure except those with these exit statuses
 //	-until REGEXP         succeed when a line of output matches, whatever the exit status
 //	-stdin                read standard input once, to its end, and give it to every attempt
-//	-quiet                write no lines of retry's own
+//	-quiet                write none of retry's own lines, except an error before the first attempt
 //	-json                 write one JSON line per attempt to standard error instead
 //
 // -policy gives the whole policy: the shorthands -attempts, -cap and
@@ -86,16 +86,19 @@
 // timeouts reach the processes it starts too. SIGINT, SIGTERM and SIGHUP
 // are passed on to that group. The run then ends when the command does,
 // with the command's own exit status, and no further attempt starts. A
-// wait ends at once. A signal retry was started with ignored (nohup) stays
-// ignored. Since the group is not the terminal's foreground group, a command
+// wait ends at once. A signal that was ignored when retry started (as
+// nohup does to SIGHUP) stays ignored. Since the group is not the terminal's foreground group, a command
 // that reads from the terminal is stopped by it: give it its input with
 // -stdin.
 //
 // A timeout (-attempt-timeout or -timeout) sends SIGTERM to the group, and
-// SIGKILL once -grace has passed if the command is still running. Output a
-// process of the group keeps open after the command has ended is read for
-// at most -grace too. What is left of the group after the command has ended
-// is not killed: a command may start a daemon.
+// SIGKILL once -grace has passed if the command is still running. What is
+// left of the group after the command has ended is not killed: a command
+// may start a daemon. With -until or -stdin the command's output or input
+// goes through pipes of retry's, and retry closes them at most -grace
+// after the command has ended, even if a process it started still holds
+// them. Where there are no process groups (Windows), signals and timeouts
+// reach the command alone, and a signal that cannot be passed on kills it.
 //
 // # Recipes
 //

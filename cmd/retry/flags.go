@@ -119,7 +119,7 @@ func (f *flags) check(given map[string]bool) (config, error) {
 			return c, fmt.Errorf("-until: %w", err)
 		}
 	}
-	c.policy = c.policy.WithRetryIf(c.retryable)
+	c.policy = c.policy.WithRetryIf(retryIf(c.codes, c.onlyOn))
 	return c, nil
 }
 
@@ -176,19 +176,22 @@ func parseCodes(s string) (map[int]bool, error) {
 	return codes, nil
 }
 
-// retryable is the policy's retry predicate: whether a failed attempt is
-// retried. Exit statuses follow -on and -not-on. An attempt that its
-// timeout ended, and one that exited 0 without the line -until asks for,
-// are always retried.
-func (c *config) retryable(err error) bool {
-	var e *exitError
-	switch {
-	case errors.Is(err, retry.ErrAttemptTimeout):
-		return true
-	case !errors.As(err, &e), e.status == 0, c.codes == nil:
-		return true
+// retryIf returns the policy's retry predicate: whether a failed attempt
+// is retried. Exit statuses in codes are retried when onlyOn (-on), and
+// never retried otherwise (-not-on); nil codes retry every failure. An
+// attempt that its timeout ended, and one that exited 0 without the line
+// -until asks for, are always retried.
+func retryIf(codes map[int]bool, onlyOn bool) func(error) bool {
+	return func(err error) bool {
+		var e *exitError
+		switch {
+		case errors.Is(err, retry.ErrAttemptTimeout):
+			return true
+		case !errors.As(err, &e), e.status == 0, codes == nil:
+			return true
+		}
+		return codes[e.status] == onlyOn
 	}
-	return c.codes[e.status] == c.onlyOn
 }
 
 // printHelp writes the usage and the flags to w.

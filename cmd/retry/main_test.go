@@ -88,12 +88,17 @@ func startRetry(t *testing.T, stdin io.Reader, args ...string) *proc {
 	return start(t, stdin, exec.Command(binary, args...))
 }
 
-// start starts cmd, which runs the retry command, with stdin as its input.
+// start starts cmd, which runs the retry command, with stdin as its input,
+// adding to cmd's environment (os.Environ() if it has none) what the
+// tests need.
 func start(t *testing.T, stdin io.Reader, cmd *exec.Cmd) *proc {
 	t.Helper()
 	// A program built with the race detector sleeps a second as it exits,
 	// unless GORACE says otherwise: retry and the test command both are.
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, childEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	cmd.Stdin = stdin
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ func (r *runner) onRetry(_ context.Context, ev retry.RetryEvent) {
 		rec.Wait = &wait
 		r.writeJSON(rec)
 	default:
-		fmt.Fprintf(r.stderr, "retry: attempt %d: %v; waiting %v (%v elapsed)\n", ev.Attempt, ev.Err, ev.Delay, round(ev.Elapsed))
+		fmt.Fprintf(r.stderr, "retry: attempt %d: %v; waiting %v (%v elapsed)\n", ev.Attempt, ev.Err, round(ev.Delay), round(ev.Elapsed))
 	}
 }
 
@@ -103,7 +103,8 @@ func (r *runner) writeJSON(rec record) {
 	_, _ = r.stderr.Write(b)
 }
 
-// round rounds d to the millisecond, as *retry.Error's sentence does.
+// round rounds d to the millisecond, as *retry.Error's sentence does, so
+// that a jittered wait reads 1.234s rather than 1.234567891s.
 func round(d time.Duration) time.Duration {
 	if d >= time.Millisecond {
 		return d.Round(time.Millisecond)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -162,7 +163,7 @@ func TestStdin(t *testing.T) {
 
 func TestSignalDuringAttempt(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "runs")
@@ -341,6 +342,21 @@ func TestJSON(t *testing.T) {
 	require.Empty(t, got[2].Summary, "a run that succeeded has no summary")
 }
 
+func TestJSONUntil(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "runs")
+	o := runRetry(t, nil, args([]string{"-json", "-until", "^ok$", "-delay", "1ms"}, childCmd("count", file, "0:no", "0:ok"))...)
+	require.Equal(t, 0, o.code, "stderr: %q", o.stderr)
+	var matched []bool
+	for _, s := range o.stderr {
+		var l struct{ Matched *bool }
+		require.NoError(t, json.Unmarshal([]byte(s), &l), "line %q", s)
+		require.NotNil(t, l.Matched, "line %q", s)
+		matched = append(matched, *l.Matched)
+	}
+	require.Equal(t, []bool{false, true}, matched)
+}
+
 func TestJSONFailedRun(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "runs")
@@ -437,6 +453,28 @@ func TestHelp(t *testing.T) {
 	})
 }
 
+func TestPipesClosedAfterGrace(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "runs")
+	t.Cleanup(func() { // the process the command left behind
+		if b, err := os.ReadFile(file + ".pid"); err == nil {
+			if pid, err := strconv.Atoi(string(b)); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	// The command's child holds the pipe of -until after the command has
+	// ended: without the grace period, retry would wait for it forever.
+	o := runRetry(t, nil, args([]string{"-until", "^ready$", "-grace", "200ms"}, childCmd("orphan", file))...)
+	require.Equal(t, 0, o.code, "stderr: %q", o.stderr)
+	require.Equal(t, []string{"ready"}, o.stdout)
+	b, err := os.ReadFile(file + ".pid")
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(string(b))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, 0), "what the command left behind is not killed")
+}
+
 func TestCommandVanishes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -446,6 +484,19 @@ func TestCommandVanishes(t *testing.T) {
 	require.Equal(t, 127, o.code, "stderr: %q", o.stderr)
 	require.Equal(t, 1, runs(t, file))
 	require.Regexp(t, `^retry: not retried after 2 attempts in \S+: fork/exec .*: no such file or directory$`, last(o.stderr))
+}
+
+func TestCommandFoundThroughDot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(self, filepath.Join(dir, "retrykit-child")))
+	file := filepath.Join(dir, "runs")
+	cmd := exec.Command(binary, "-attempts", "2", "-delay", "1ms", "--", "retrykit-child", "count", file, "1", "0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH=.:"+os.Getenv("PATH")) // as a shell would, retry runs it
+	o := start(t, nil, cmd).finish(t)
+	require.Equal(t, 0, o.code, "stderr: %q", o.stderr)
+	require.Equal(t, 2, runs(t, file))
 }
 
 func TestCannotStart(t *testing.T) {
