@@ -172,6 +172,9 @@ var notGo = map[string]string{
 	"examples/httpclient/main.go: package": "a shell command",
 	"examples/storm/main.go: package":      "shell commands",
 	"examples/hedge/main.go: package":      "shell commands",
+	"cmd/retry/doc.go: package":            "the command's usage",
+	"cmd/retry/doc.go: package #2":         "the table of flags",
+	"cmd/retry/doc.go: package #3":         "shell commands",
 }
 
 // defaultStaticcheck is the staticcheck TestSnippets runs when
