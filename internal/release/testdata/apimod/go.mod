@@ -1,0 +1,3 @@
+module example.com/apimod
+
+go 1.26.0

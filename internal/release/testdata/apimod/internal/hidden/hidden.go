@@ -1,0 +1,5 @@
+// Package hidden is internal, which the API leaves out.
+package hidden
+
+// Visible is exported from an internal package.
+func Visible() {}
