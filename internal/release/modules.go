@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -13,6 +14,32 @@ import (
 // libraryModules are the folders, relative to the repository's root, of the
 // modules a user requires. Each is tagged and published at every release.
 var libraryModules = []string{".", "retrygrpc", "retryotel", "retrykube", "retryriver", "retrysql/pgtest"}
+
+// unpublished are the module folders, as path.Match patterns, that are not
+// released: the benchmarks, the peers, the examples and internal tools.
+var unpublished = []string{"bench", "retrygrpc/compare", "examples/*", "internal/*"}
+
+// checkClassified fails when a module of the repository at root is neither
+// a library module nor unpublished, so that a new module is not left out
+// of a release by oversight.
+func checkClassified(root string) error {
+	dirs, err := moduleDirs(root)
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		known := slices.Contains(libraryModules, dir)
+		for _, pattern := range unpublished {
+			if ok, _ := path.Match(pattern, dir); ok {
+				known = true
+			}
+		}
+		if !known {
+			return fmt.Errorf("module folder %s is neither a library module nor unpublished: add it to libraryModules or unpublished in internal/release/modules.go", dir)
+		}
+	}
+	return nil
+}
 
 // defaultVersion is the version the verbs publish and rehearse when told none.
 const defaultVersion = "v0.1.0"

@@ -32,6 +32,11 @@ func runRehearse(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: rehearse takes no arguments", errUsage)
 	}
+	if !flagSet(fs, "modules") {
+		if err := checkClassified(*root); err != nil {
+			return err
+		}
+	}
 	consumerDir, err := filepath.Abs(*consumers)
 	if err != nil {
 		return err
