@@ -18,7 +18,7 @@ var wantExamples = map[string][]string{
 	"policy":    {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
 	"retry":     {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retryhttp": {"New", "New_invalidPolicy", "WithRetryOptions"},
-	"retrytest": {"Clock"},
+	"retrytest": {"Clock", "New", "Injector_Handler", "Injector_SetEnabled"},
 	"retrysql":  {"Tx", "AmbiguousCommitError"},
 	".":         {""}, // the package's own Example: the tour in one call
 }

@@ -1,33 +1,3 @@
-// Package retrytest helps test code that retries: a [Clock] that stands in
-// for time and tells the test each time the code under test starts a wait.
-//
-// The usual race with a mock clock is advancing it before the code under test
-// has registered its timer: the wake-up is lost and the test hangs or passes
-// by luck. With [Clock] the test first waits for the wait, then advances:
-//
-//	func TestReconnect(t *testing.T) {
-//		attempts := 0
-//		op := func(ctx context.Context) error {
-//			if attempts++; attempts < 3 {
-//				return errors.New("connection refused")
-//			}
-//			return nil
-//		}
-//		clk := retrytest.NewClock()
-//		done := make(chan error, 1)
-//		go func() { done <- retry.Do(context.Background(), op, policy.Default().WithClock(clk)) }()
-//
-//		// Step blocks until Do is parked in a back-off, then advances by its delay.
-//		if d := clk.Step(t); d != 10*time.Second {
-//			t.Errorf("first back-off %v, want 10s", d)
-//		}
-//		if d := clk.Step(t); d != 20*time.Second {
-//			t.Errorf("second back-off %v, want 20s", d)
-//		}
-//		if err := <-done; err != nil {
-//			t.Errorf("Do = %v, want nil", err)
-//		}
-//	}
 package retrytest
 
 import (

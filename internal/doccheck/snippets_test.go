@@ -154,7 +154,15 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
-	"retrytest/clock.go: package": {
+	"retrytest/doc.go: package": {
+		imports: []string{"fmt", "net/http", "net/http/httptest", "testing", "time", "github.com/retrykit/retrykit/retrytest"},
+		top:     true,
+	},
+	"retrytest/doc.go: package #2": {
+		imports: []string{"fmt", "net/http", "testing", "testing/synctest", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp", "github.com/retrykit/retrykit/retrytest"},
+		top:     true,
+	},
+	"retrytest/doc.go: package #3": {
 		imports: []string{"context", "errors", "testing", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retrytest"},
 		top:     true,
 	},
@@ -166,6 +174,7 @@ var notGo = map[string]string{
 	"policy/doc.go: package":               "the table of settings",
 	"policy/text.go: Policy.UnmarshalText": "the grammar of the text form",
 	"policy/text.go: Policy.UnmarshalJSON": "a JSON object",
+	"retrytest/fault.go: Fault":            "the table of what each layer does with each field",
 	"examples/crashloop/main.go: package":  "a shell command",
 	"examples/errgroup/main.go: package":   "a shell command",
 	"examples/flaky/main.go: package":      "a shell command",

@@ -1,0 +1,225 @@
+package retrytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Injector makes calls fail on purpose, as its [Plan] says: plain
+// operations through [Wrap] and [WrapValue], HTTP servers through
+// [Injector.Handler], HTTP clients through [Injector.Transport], and gRPC
+// through the interceptors of module retrygrpc's package retrygrpctest.
+// [Injector.Next] and [Injector.Wait] are what those are built on, for a
+// layer of one's own.
+//
+// An Injector is safe for concurrent use. It starts enabled. Its zero value
+// is not usable: call [New].
+type Injector struct {
+	plan    Plan
+	enabled atomic.Bool
+	closed  chan struct{}
+	close   sync.Once
+
+	mu     sync.Mutex
+	step   int       // the current step
+	calls  int       // calls in the current step so far
+	start  time.Time // when the current step's first call came
+	done   bool      // the script has ended
+	rand   *rand.Rand
+	counts Counts
+}
+
+// Counts are an injector's totals (see [Injector.Counts]).
+//
+// A fault counts once in Injected and once under each kind it has:
+// a Latency and an Err count in Delays and in Errors.
+type Counts struct {
+	Calls    int // every call the injector saw, enabled or not (HTTP: those Match picks)
+	Injected int // the calls that got a fault
+
+	Delays, Errors, Hints, Panics, Statuses, Resets, Stalls, Truncations, Partials int
+}
+
+// New returns an injector that follows p. It returns an error, and no
+// injector, when p makes no sense: a Rate outside [0, 1] or NaN, a negative
+// duration or count, a script that ends with no Then, a fault with two
+// outcomes, a typed nil Clock, and the like. The error says which step
+// and why.
+func New(p Plan) (*Injector, error) {
+	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("retrytest: invalid plan: %w", err)
+	}
+	p.Steps = append([]Step(nil), p.Steps...) // the caller's slice may change
+	in := &Injector{plan: p, closed: make(chan struct{}), rand: rand.New(rand.NewPCG(p.Seed, seedStream))}
+	in.done = len(p.Steps) == 0
+	in.enabled.Store(true)
+	return in, nil
+}
+
+// seedStream is the second word of the PCG seed: any constant does, as long
+// as it never changes, so that a Seed means the same faults in every
+// release.
+const seedStream = 0x7265747279746573 // "retrytes"
+
+// SetEnabled turns the injector on or off while calls run: off, every call
+// goes through untouched, as in an outage that has ended. A call that was
+// already struck is not called back. Calls made while the injector is off
+// count in Counts.Calls, and do not move its script on or draw from its
+// seed, so that the faults after it is turned on again are the same
+// whatever happened meanwhile. Steps with For go on ending on the clock.
+func (in *Injector) SetEnabled(on bool) { in.enabled.Store(on) }
+
+// Close ends every stall at once, with [ErrClosed], and turns the injector
+// off for good. A test closes it before the server it serves: a server
+// waits for its stalled requests before it shuts down. Close may be called
+// any number of times.
+func (in *Injector) Close() {
+	in.close.Do(func() {
+		in.enabled.Store(false)
+		close(in.closed)
+	})
+}
+
+// Counts returns the totals so far.
+func (in *Injector) Counts() Counts {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.counts
+}
+
+// Next decides what the next call gets, counts it and tells the plan's
+// OnInject of it: a fault and true, or the zero Fault and false when the
+// call is to go through. ctx is the call's, for OnInject. The caller makes
+// the fault strike, beginning with [Injector.Wait].
+func (in *Injector) Next(ctx context.Context) (Fault, bool) {
+	in.mu.Lock()
+	in.counts.Calls++
+	call := in.counts.Calls
+	if !in.enabled.Load() {
+		in.mu.Unlock()
+		return Fault{}, false
+	}
+	step, s, ok := in.decide()
+	if ok {
+		in.count(s.Fault)
+	}
+	in.mu.Unlock()
+	if !ok {
+		return Fault{}, false
+	}
+	if in.plan.OnInject != nil {
+		in.plan.OnInject(ctx, Injection{Call: call, Step: step, Fault: s.Fault})
+	}
+	return s.Fault, true
+}
+
+// decide moves the script on by one call and returns the step that call
+// falls in and whether it gets its fault. It runs with mu held.
+func (in *Injector) decide() (int, Step, bool) {
+	if in.done {
+		return 0, Step{}, false
+	}
+	var now time.Time
+	for {
+		s := in.plan.Steps[in.step]
+		if s.For > 0 && now.IsZero() {
+			now = in.now()
+		}
+		if in.calls == 0 {
+			in.start = now
+		}
+		ended := (s.Times > 0 && in.calls >= s.Times) || (s.For > 0 && in.calls > 0 && now.Sub(in.start) >= s.For)
+		if !ended {
+			break
+		}
+		if in.step == len(in.plan.Steps)-1 {
+			if in.plan.Then == PassThrough {
+				in.done = true
+				return 0, Step{}, false
+			}
+			in.plan.Steps[in.step].Times, in.plan.Steps[in.step].For = 0, 0 // RepeatLast
+			break
+		}
+		in.step++
+		in.calls = 0
+	}
+	in.calls++
+	s := in.plan.Steps[in.step]
+	if s.random() && in.rand.Float64() >= s.Rate {
+		return in.step, s, false
+	}
+	return in.step, s, !s.Fault.zero()
+}
+
+// count adds f to the totals. It runs with mu held.
+func (in *Injector) count(f Fault) {
+	c := &in.counts
+	c.Injected++
+	for _, k := range []struct {
+		set bool
+		n   *int
+	}{
+		{f.Latency > 0, &c.Delays}, {f.Err != nil, &c.Errors}, {f.Hint > 0, &c.Hints},
+		{f.Panic != nil, &c.Panics}, {f.Status != 0, &c.Statuses}, {f.Reset, &c.Resets},
+		{f.Stall, &c.Stalls}, {f.Truncate, &c.Truncations}, {f.Partial, &c.Partials},
+	} {
+		if k.set {
+			*k.n++
+		}
+	}
+}
+
+// now reads the plan's clock.
+func (in *Injector) now() time.Time {
+	if in.plan.Clock == nil {
+		return time.Now()
+	}
+	return in.plan.Clock.Now()
+}
+
+// Wait makes f's waiting part happen: its Latency, on the plan's clock,
+// then, for a Stall, until ctx ends. It returns nil when the wait is over,
+// ctx's error when ctx ended it, and [ErrClosed] when [Injector.Close] did.
+// For any other fault it returns nil at once.
+func (in *Injector) Wait(ctx context.Context, f Fault) error {
+	if f.Latency > 0 {
+		var fired <-chan time.Time
+		if in.plan.Clock == nil {
+			t := time.NewTimer(f.Latency)
+			defer t.Stop()
+			fired = t.C
+		} else {
+			fired = in.plan.Clock.After(f.Latency)
+		}
+		select {
+		case <-fired:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-in.closed:
+			return ErrClosed
+		}
+	}
+	if f.Stall {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-in.closed:
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// matches reports whether the plan is for r.
+func (in *Injector) matches(r *http.Request) bool {
+	return in.plan.Match == nil || in.plan.Match(r)
+}
+
+// errNil is what a nil *Injector's calls fail with.
+var errNil = errors.New("retrytest: nil *Injector (New returned an error?)")
