@@ -17,11 +17,11 @@ import (
 // Truncate. Latency comes first, before the outcome, and alone it delays the
 // call, which then goes through. Not every layer can show every outcome.
 // A layer given one it cannot show fails the call with an error that says
-// so, and injects nothing else:
+// so (an HTTP server answers 500), and injects nothing else:
 //
 //	field      plain operation   HTTP client          HTTP server          gRPC (retrygrpctest)
 //	Latency    waits             waits                waits                waits
-//	Err        returned          RoundTrip's error    —                    the call's status
+//	Err        returned          RoundTrip's error    — (500)              the call's status
 //	Hint       retry.After       Retry-After          Retry-After          grpc-retry-pushback-ms
 //	Panic      panics            panics               panics               panics, on the client only
 //	Status     —                 a made-up response   the response         —

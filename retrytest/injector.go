@@ -68,8 +68,9 @@ func New(p Plan) (*Injector, error) {
 const seedStream = 0x7265747279746573 // "retrytes"
 
 // SetEnabled turns the injector on or off while calls run: off, every call
-// goes through untouched, as in an outage that has ended. A call that was
-// already struck is not called back. Calls made while the injector is off
+// goes through untouched, as in an outage that has ended. Turning it off
+// does not end a fault that has already struck: a stall lasts until its
+// context ends or [Injector.Close]. Calls made while the injector is off
 // count in Counts.Calls, and do not move its script on or draw from its
 // seed, so that the faults after it is turned on again are the same
 // whatever happened meanwhile. Steps with For go on ending on the clock.

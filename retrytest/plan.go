@@ -16,7 +16,8 @@ import (
 //
 // A step lasts forever only as the last step of its plan. With a Rate,
 // the step is random: each of its calls gets the fault with that
-// probability and goes through otherwise.
+// probability and goes through otherwise. A rate that changes over time is
+// a sequence of steps, each with a For and a Rate of its own.
 type Step struct {
 	// Fault is what the step's calls get. The zero Fault lets them go
 	// through: a step of calls that pass.

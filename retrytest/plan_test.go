@@ -251,3 +251,17 @@ func TestConcurrentCallsGetEveryDecisionOnce(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, retrytest.Counts{Calls: 2000, Injected: 1000, Errors: 1000}, in.Counts())
 }
+
+func TestForStepsEndWhileDisabled(t *testing.T) {
+	clk := clock.NewMock()
+	r := newRecorder(t, retrytest.Plan{
+		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, For: 2 * time.Second}},
+		Then:  retrytest.PassThrough,
+		Clock: clk,
+	})
+	require.Equal(t, []int{0}, r.next(1))
+	r.in.SetEnabled(false)
+	clk.Add(3 * time.Second)
+	r.in.SetEnabled(true)
+	require.Equal(t, []int{-1}, r.next(1), "the 2s went by while the injector was off")
+}

@@ -166,3 +166,24 @@ func TestLoopRidesOutAnOutage(t *testing.T) {
 		require.Positive(t, in.Counts().Injected)
 	})
 }
+
+func TestSwitchingOffLeavesAStallToItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in := mustNew(t, forever(retrytest.Fault{Stall: true}))
+		op := retrytest.Wrap(in, func(context.Context) error { return nil })
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- op(ctx) }()
+		synctest.Wait()
+		in.SetEnabled(false)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("the stall ended when the injector was switched off: %v", err)
+		default:
+		}
+		require.NoError(t, op(context.Background()), "new calls go through")
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+	})
+}
