@@ -290,18 +290,15 @@ func TestElapsedCountsFromTheStartOfTheCall(t *testing.T) {
 // 650ms).
 func TestTimeLimitCountsTheFirstAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := 0
+		in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{
+			{Fault: retrytest.Fault{Latency: 300 * time.Millisecond, Err: errFlaky}, Times: 1}, {Fault: retrytest.Fault{Err: errFlaky}},
+		}})
+		require.NoError(t, err)
 		start := time.Now()
-		err := retry.Do(context.Background(), func(context.Context) error {
-			n++
-			if n == 1 {
-				time.Sleep(300 * time.Millisecond)
-			}
-			return errFlaky
-		}, policy.Constant(50*time.Millisecond).WithMaxElapsed(400*time.Millisecond))
+		err = retry.Do(context.Background(), retrytest.Wrap(in, succeed), policy.Constant(50*time.Millisecond).WithMaxElapsed(400*time.Millisecond))
 		require.ErrorIs(t, err, retry.ErrExhausted)
 		require.LessOrEqual(t, time.Since(start), 400*time.Millisecond)
-		require.Equal(t, 3, n, "300ms, then two retries 50ms apart; a third wait would end at 450ms")
+		require.Equal(t, 3, in.Counts().Calls, "300ms, then two retries 50ms apart; a third wait would end at 450ms")
 		var re *retry.Error
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, 400*time.Millisecond, re.Elapsed)
@@ -382,14 +379,10 @@ func TestPermanentNil(t *testing.T) {
 }
 
 func TestDoValue(t *testing.T) {
-	calls := 0
-	v, err := retry.DoValue(context.Background(), func(context.Context) (string, error) {
-		calls++
-		if calls < 3 {
-			return "partial", errFlaky
-		}
-		return "whole", nil
-	}, policy.Constant(0))
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errFlaky}, Times: 2}}, Then: retrytest.PassThrough})
+	require.NoError(t, err)
+	whole := func(context.Context) (string, error) { return "whole", nil }
+	v, err := retry.DoValue(context.Background(), retrytest.WrapValue(in, whole), policy.Constant(0))
 	require.NoError(t, err)
 	require.Equal(t, "whole", v)
 

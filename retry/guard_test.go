@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // drain spends every token of g with retries that fail.
@@ -133,20 +134,16 @@ func TestGuardNeverEndsALoop(t *testing.T) {
 func TestGuardLoopRidesOutAShortOutage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(10, 0.5)
-		runs := 0
+		in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{
+			{Fault: retrytest.Fault{Err: errFlaky}, Times: 8}, {Fault: retrytest.Fault{Stall: true}}, // connected until the context ends
+		}})
+		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		err := retry.Loop(ctx, func(ctx context.Context) error {
-			runs++
-			if runs <= 8 {
-				return errFlaky
-			}
-			<-ctx.Done() // connected until the context ends
-			return ctx.Err()
-		}, policy.Exponential(time.Millisecond).WithCap(5*time.Millisecond).WithGuard(g))
+		err = retry.Loop(ctx, retrytest.Wrap(in, succeed), policy.Exponential(time.Millisecond).WithCap(5*time.Millisecond).WithGuard(g))
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.NotErrorIs(t, err, retry.ErrThrottled)
-		require.Equal(t, 9, runs)
+		require.Equal(t, 9, in.Counts().Calls)
 	})
 }
 

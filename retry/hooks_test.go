@@ -297,13 +297,11 @@ func TestEveryWithHooksIsTold(t *testing.T) {
 func TestZeroHooksChangeNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		run := func(opts ...retry.Option) *retry.Error {
-			n := 0
-			err := retry.Do(context.Background(), func(context.Context) error {
-				if n++; n == 3 {
-					return retry.After(time.Hour, errFlaky)
-				}
-				return errFlaky
-			}, policy.Constant(time.Second), opts...)
+			in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{
+				{Fault: retrytest.Fault{Err: errFlaky}, Times: 2}, {Fault: retrytest.Fault{Err: errFlaky, Hint: time.Hour}},
+			}})
+			require.NoError(t, err)
+			err = retry.Do(context.Background(), retrytest.Wrap(in, succeed), policy.Constant(time.Second), opts...)
 			var re *retry.Error
 			require.ErrorAs(t, err, &re)
 			require.ErrorIs(t, err, retry.ErrHintTooLong)

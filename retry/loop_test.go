@@ -99,30 +99,25 @@ func TestLoopWaitsAfterSuccessTooSoItCannotSpin(t *testing.T) {
 }
 
 func TestLoopEndsOnPermanent(t *testing.T) {
-	runs := 0
-	err := retry.Loop(context.Background(), func(context.Context) error {
-		runs++
-		if runs == 3 {
-			return retry.Permanent(errCrash)
-		}
-		return errFlaky
-	}, policy.Constant(0))
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{
+		{Fault: retrytest.Fault{Err: errFlaky}, Times: 2}, {Fault: retrytest.Fault{Err: retry.Permanent(errCrash)}},
+	}})
+	require.NoError(t, err)
+	err = retry.Loop(context.Background(), retrytest.Wrap(in, succeed), policy.Constant(0))
 	require.Same(t, errCrash, err)
-	require.Equal(t, 3, runs)
+	require.Equal(t, 3, in.Counts().Calls)
 }
 
 func TestLoopAttemptLimitCountsFromTheLastReset(t *testing.T) {
 	// Five failures in a row end the loop; a success in between starts the
 	// count over.
-	script := []error{errCrash, errCrash, errCrash, errCrash, nil, errCrash, errCrash, errCrash, errCrash, errCrash}
-	runs := 0
-	err := retry.Loop(context.Background(), func(context.Context) error {
-		runs++
-		return script[min(runs, len(script))-1]
-	}, policy.Constant(0).WithMaxAttempts(5))
+	crash := retrytest.Fault{Err: errCrash}
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: crash, Times: 4}, {Times: 1}, {Fault: crash}}})
+	require.NoError(t, err)
+	err = retry.Loop(context.Background(), retrytest.Wrap(in, succeed), policy.Constant(0).WithMaxAttempts(5))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.ErrorIs(t, err, errCrash)
-	require.Equal(t, 10, runs)
+	require.Equal(t, 10, in.Counts().Calls)
 }
 
 func TestLoopInvalid(t *testing.T) {
@@ -226,21 +221,17 @@ func TestLoopCancelledErrorCountsFailedRunsInARow(t *testing.T) {
 	// Runs: success, failure, failure; cancelled during the next wait.
 	clk := retrytest.NewClock()
 	ctx, cancel := context.WithCancel(context.Background())
-	var n atomic.Int32
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Times: 1}, {Fault: retrytest.Fault{Err: errCrash}}}})
+	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
-		done <- retry.Loop(ctx, func(context.Context) error {
-			if n.Add(1) == 1 {
-				return nil
-			}
-			return errCrash
-		}, policy.Constant(time.Second).WithClock(clk))
+		done <- retry.Loop(ctx, retrytest.Wrap(in, succeed), policy.Constant(time.Second).WithClock(clk))
 	}()
 	clk.Step(t)
 	clk.Step(t)
 	clk.NextWait(t)
 	cancel()
-	err := result(t, done)
+	err = result(t, done)
 	var re *retry.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 2, re.Attempts, "the failed runs in a row, as the attempt limit counts them")

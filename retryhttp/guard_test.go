@@ -312,18 +312,11 @@ func TestHedgingLeavesRetriesAlone(t *testing.T) {
 // retry is denied: once the retry is made, its outcome replaces it, also
 // when that outcome is a connection error.
 func TestGuardedKeptResponseGivesWayToTheRetry(t *testing.T) {
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 1 {
-			w.WriteHeader(503)
-			_, _ = io.WriteString(w, "attempt 1")
-			return
-		}
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			_ = conn.Close() // reset before any header
-		}
-	}))
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{
+		{Fault: retrytest.Fault{Status: 503}, Times: 1}, {Fault: retrytest.Fault{Reset: true}}, // reset before any header
+	}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(in.Handler(&flaky{statuses: []int{200}}))
 	defer srv.Close()
 	// Without keep-alives: net/http itself sends an idempotent request again
 	// when a reused connection is reset before any response.
@@ -336,5 +329,5 @@ func TestGuardedKeptResponseGivesWayToTheRetry(t *testing.T) {
 	require.Error(t, err, "the last attempt's outcome, not attempt 1's response")
 	require.Nil(t, resp)
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.EqualValues(t, 2, n.Load())
+	require.Equal(t, 2, in.Counts().Calls)
 }

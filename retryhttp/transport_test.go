@@ -312,13 +312,9 @@ func TestRewindFailureEndsTheWaitToo(t *testing.T) {
 // TestRewindFailureAfterAConnectionError: with no response in hand, the
 // call returns the connection error joined with GetBody's.
 func TestRewindFailureAfterAConnectionError(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.ReadAll(r.Body)
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			_ = conn.Close()
-		}
-	}))
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}}}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(in.Handler(&flaky{statuses: []int{200}}))
 	defer srv.Close()
 	tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(3))
 	require.NoError(t, err)
@@ -391,20 +387,13 @@ func TestBodyThatCannotBeRewoundIsSentOnce(t *testing.T) {
 }
 
 func TestConnectionErrorsRetried(t *testing.T) {
-	var n atomic.Int32
-	srv, client := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) <= 2 {
-			conn, _, err := w.(http.Hijacker).Hijack()
-			require.NoError(t, err)
-			_ = conn.Close() // EOF before any response
-			return
-		}
-		_, _ = io.WriteString(w, "ok")
-	}))
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}, Times: 2}}, Then: retrytest.PassThrough})
+	require.NoError(t, err)
+	srv, client := serve(t, in.Handler(&flaky{statuses: []int{200}}))
 	resp, err := client.Get(srv.URL)
 	require.NoError(t, err)
-	require.Equal(t, "ok", body(t, resp))
-	require.Equal(t, int32(3), n.Load())
+	require.Equal(t, "OK", body(t, resp))
+	require.Equal(t, 3, in.Counts().Calls)
 }
 
 func TestDialRefusedRetriedThenReported(t *testing.T) {
