@@ -94,14 +94,14 @@ type Injection struct {
 	Fault Fault // what strikes
 }
 
-// maxRateSteps bounds the steps of a plan, so that a plan read from input
+// maxSteps bounds the steps of a plan, so that a plan read from input
 // cannot make a huge one.
-const maxRateSteps = 1 << 16
+const maxSteps = 1 << 16
 
 // validate says what is wrong with p, as an error for New.
 func (p Plan) validate() error {
-	if len(p.Steps) > maxRateSteps {
-		return fmt.Errorf("%d steps, more than %d", len(p.Steps), maxRateSteps)
+	if len(p.Steps) > maxSteps {
+		return fmt.Errorf("%d steps, more than %d", len(p.Steps), maxSteps)
 	}
 	for i, s := range p.Steps {
 		if err := s.validate(); err != nil {
