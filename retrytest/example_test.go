@@ -80,11 +80,11 @@ func ExampleInjector_Handler() {
 	defer in.Close()
 
 	// The client under test.
-	tr, err := retryhttp.New(nil, policy.Default().WithClock(clk), retryhttp.WithHooks(&retry.Hooks{
+	tr, err := retryhttp.New(nil, policy.Default().WithClock(clk), retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{
 		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			fmt.Printf("attempt %d: %v; waiting %v (hinted: %v)\n", e.Attempt, e.Err, e.Delay, e.Hinted)
 		},
-	}))
+	})))
 	if err != nil {
 		fmt.Println(err)
 		return

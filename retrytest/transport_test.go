@@ -16,7 +16,6 @@ import (
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retrytest"
 )
 
@@ -67,7 +66,7 @@ func TestTransportFaultsInsteadOfTheRequest(t *testing.T) {
 				require.Nil(t, resp)
 				require.EqualError(t, err, tc.msg)
 				require.ErrorIs(t, err, tc.is)
-				require.True(t, retryhttp.ConnectionError(err) == (tc.is == syscall.ECONNRESET), "a reset is a connection error")
+				require.True(t, retry.ConnectionError(err) == (tc.is == syscall.ECONNRESET), "a reset is a connection error")
 				return
 			}
 			require.NoError(t, err)

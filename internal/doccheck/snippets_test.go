@@ -89,6 +89,11 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:   "(ctx context.Context, ids []string, p policy.Policy) error",
 		after: "_ = users\nreturn nil",
 	},
+	"docs/testing.md: A first test": {
+		imports: []string{"net/http", "testing", "testing/synctest", "time", "github.com/stretchr/testify/require", "github.com/retrykit/retrykit/retrytest"},
+		decls:   "var myHandler http.Handler\n\nfunc newClientUnderTest(http.RoundTripper) *http.Client { return nil }",
+		top:     true,
+	},
 	"docs/admission.md: Retry admission": {
 		imports: []string{"time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy"},
 		after:   "_ = p",

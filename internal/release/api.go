@@ -21,7 +21,7 @@ import (
 type pkgAPI struct {
 	rel   string   // the import path relative to the repository's root module: retry, retrysql/pgtest
 	lines []string // sorted lines, each starting "pkg <rel>, "
-	names int      // top-level exported names and exported methods of exported types
+	names []string // top-level exported names, and Type.Method for exported methods of exported types
 }
 
 // listedPackage is what `go list -json` says of a package that apiOf reads.
@@ -112,7 +112,7 @@ func packageAPI(rel string, pkg *types.Package) pkgAPI {
 		if !token.IsExported(name) {
 			continue
 		}
-		api.names++
+		api.names = append(api.names, name)
 		switch obj := scope.Lookup(name).(type) {
 		case *types.Const:
 			add("const %s %s = %s", name, typeString(pkg, obj.Type()), obj.Val().ExactString())
@@ -121,7 +121,9 @@ func packageAPI(rel string, pkg *types.Package) pkgAPI {
 		case *types.Func:
 			add("func %s%s", name, signatureString(pkg, obj.Signature()))
 		case *types.TypeName:
-			api.names += typeAPI(pkg, obj, add)
+			for _, m := range typeAPI(pkg, obj, add) {
+				api.names = append(api.names, name+"."+m)
+			}
 		}
 	}
 	slices.Sort(api.lines)
@@ -129,17 +131,18 @@ func packageAPI(rel string, pkg *types.Package) pkgAPI {
 }
 
 // typeAPI lists a named type, its exported fields or interface methods, and
-// its exported methods. It returns how many exported methods it declares.
-func typeAPI(pkg *types.Package, obj *types.TypeName, add func(string, ...any)) int {
+// its exported methods. It returns the names of the exported methods it
+// declares.
+func typeAPI(pkg *types.Package, obj *types.TypeName, add func(string, ...any)) []string {
 	name := obj.Name()
 	if obj.IsAlias() {
 		add("type %s = %s", name, typeString(pkg, types.Unalias(obj.Type())))
-		return 0
+		return nil
 	}
 	named, ok := obj.Type().(*types.Named)
 	if !ok {
 		add("type %s %s", name, typeString(pkg, obj.Type()))
-		return 0
+		return nil
 	}
 	decl := name + (&typeWriter{pkg: pkg}).typeParamsString(named.TypeParams())
 	switch u := named.Underlying().(type) {
@@ -160,13 +163,13 @@ func typeAPI(pkg *types.Package, obj *types.TypeName, add func(string, ...any)) 
 	default:
 		add("type %s %s", decl, typeString(pkg, u))
 	}
-	methods := 0
+	var methods []string
 	for i := range named.NumMethods() {
 		m := named.Method(i)
 		if !m.Exported() {
 			continue
 		}
-		methods++
+		methods = append(methods, m.Name())
 		recv := name + (&typeWriter{pkg: pkg}).typeParamNames(named.TypeParams())
 		if _, ptr := m.Signature().Recv().Type().(*types.Pointer); ptr {
 			recv = "*" + recv
