@@ -57,8 +57,8 @@ func (r *runner) attempt(ctx context.Context) error {
 	switch {
 	case r.cfg.until != nil && res.matched:
 		return nil
-	case res.startErr == nil && res.status == 0 && r.cfg.until == nil:
-		return nil
+	case res.startErr == nil && res.status == 0 && r.cfg.until == nil && !res.timedOut:
+		return nil // a command that a timeout ended may exit 0 as it stops: that is no success
 	case res.startErr != nil && res.status == 127, errors.Is(res.startErr, fs.ErrPermission), errors.Is(res.startErr, errInterrupted):
 		return retry.Permanent(&exitError{result: res})
 	}

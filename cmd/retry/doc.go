@@ -70,7 +70,8 @@
 //     ran out, when -timeout ended it, or when the status is one -on or
 //     -not-on does not retry. A signal counts as 128 plus its number (137
 //     for SIGKILL).
-//   - 1 when the last attempt exited 0 without the line -until asks for.
+//   - 1 when the last attempt exited 0 without the line -until asks for,
+//     or exited 0 after a timeout had ended it.
 //   - 2 for bad flags, before anything runs: an unknown flag or policy word,
 //     a negative duration, conflicting flags, no command, or a standard input
 //     that -stdin cannot read.
@@ -92,7 +93,9 @@
 // -stdin.
 //
 // A timeout (-attempt-timeout or -timeout) sends SIGTERM to the group, and
-// SIGKILL once -grace has passed if the command is still running. What is
+// SIGKILL once -grace has passed if the command is still running. The
+// attempt is a failure, even if the command exits 0 as it stops, unless a
+// line of its output matched -until. What is
 // left of the group after the command has ended is not killed: a command
 // may start a daemon. With -until or -stdin the command's output or input
 // goes through pipes of retry's, and retry closes them at most -grace

@@ -83,7 +83,7 @@ func (r *runner) run() int {
 // exitStatus is what retry exits with after the run, whose retry.Do
 // returned err: 0 on success, 128+N when signal N came between attempts,
 // and otherwise the last attempt's status, or 1 for an attempt that
-// exited 0 without the line -until asks for.
+// exited 0 without the line -until asks for or after a timeout ended it.
 func (r *runner) exitStatus(err error) int {
 	if sig, during := r.signalled(); sig != nil && !during {
 		if s, ok := sig.(syscall.Signal); ok {

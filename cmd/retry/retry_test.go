@@ -108,6 +108,33 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 }
 
+// TestTimedOutAttemptThatExitsZero checks that an attempt a timeout ended
+// is a failure even when the command, told to stop, exits 0.
+func TestTimedOutAttemptThatExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		runs  int
+		final string
+	}{
+		{"attempt timeout", []string{"-attempts", "2", "-attempt-timeout", "300ms"}, 2,
+			`^retry: gave up after 2 attempts in \S+: attempt timed out after 300ms: exit status 0$`},
+		{"run timeout", []string{"-attempts", "2", "-timeout", "300ms"}, 1,
+			`^retry: context deadline exceeded after 1 attempt in \S+: exit status 0$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "runs")
+			flags := append([]string{"-delay", "1ms"}, tc.flags...)
+			o := runRetry(t, nil, args(flags, childCmd("hang", file, "exit-0-on-term"))...)
+			require.Equal(t, 1, o.code, "a failed run does not exit 0; stderr: %q", o.stderr)
+			require.Equal(t, tc.runs, runs(t, file), "stderr: %q", o.stderr)
+			require.Regexp(t, tc.final, last(o.stderr))
+		})
+	}
+}
+
 func TestTimeoutEndsTheRun(t *testing.T) {
 	t.Parallel()
 	t.Run("running attempt", func(t *testing.T) {
