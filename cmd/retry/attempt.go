@@ -59,8 +59,9 @@ func (r *runner) attempt(ctx context.Context) error {
 		return nil
 	case res.startErr == nil && res.status == 0 && r.cfg.until == nil && !res.timedOut:
 		return nil // a command that a timeout ended may exit 0 as it stops: that is no success
-	case res.startErr != nil && res.status == 127, errors.Is(res.startErr, fs.ErrPermission), errors.Is(res.startErr, errInterrupted):
-		return retry.Permanent(&exitError{result: res})
+	case res.startErr != nil && res.status == 127, errors.Is(res.startErr, fs.ErrPermission),
+		errors.Is(res.startErr, syscall.ENOEXEC), errors.Is(res.startErr, errInterrupted):
+		return retry.Permanent(&exitError{result: res}) // the next attempt could not start either
 	}
 	return &exitError{result: res, until: r.cfg.until != nil}
 }

@@ -75,8 +75,10 @@
 //   - 2 for bad flags, before anything runs: an unknown flag or policy word,
 //     a negative duration, conflicting flags, no command, or a standard input
 //     that -stdin cannot read.
-//   - 127 when the command cannot be found, and 126 when it cannot be run (not
-//     executable, a directory), as shells have it; no attempt is made.
+//   - 127 when the command cannot be found, and 126 when it cannot be run
+//     (not executable, a directory, not a program the system can start), as
+//     shells have it. Such a failure is not retried. retry looks the command
+//     up before the first attempt, and makes none when that fails.
 //   - 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM) when a
 //     signal ends the run during a wait, as a shell loop that was interrupted
 //     in its sleep would exit.

@@ -531,6 +531,9 @@ func TestCannotStart(t *testing.T) {
 	dir := t.TempDir()
 	notExecutable := filepath.Join(dir, "script")
 	require.NoError(t, os.WriteFile(notExecutable, []byte("#!/bin/sh\nexit 0\n"), 0o644))
+	// Executable, but no program the system can start: only exec finds out.
+	noProgram := filepath.Join(dir, "no-program")
+	require.NoError(t, os.WriteFile(noProgram, []byte("exit 0\n"), 0o755))
 	for _, tc := range []struct {
 		command string
 		status  int
@@ -540,12 +543,13 @@ func TestCannotStart(t *testing.T) {
 		{"retrykit-no-such-command", 127, "executable file not found in $PATH"},
 		{notExecutable, 126, "permission denied"},
 		{dir, 126, "is a directory"},
+		{noProgram, 126, "exec format error"},
 	} {
 		t.Run(filepath.Base(tc.command), func(t *testing.T) {
 			t.Parallel()
 			o := runRetry(t, nil, "-attempts", "3", "-delay", "1ms", "--", tc.command)
 			require.Equal(t, tc.status, o.code, "stderr: %q", o.stderr)
-			require.Len(t, o.stderr, 1, "no attempt is made: %q", o.stderr)
+			require.Len(t, o.stderr, 1, "no attempt is made, or one that is not retried: %q", o.stderr)
 			require.Contains(t, o.stderr[0], tc.want)
 		})
 	}
