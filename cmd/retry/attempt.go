@@ -85,6 +85,11 @@ func (r *runner) runCommand(ctx context.Context) result {
 	if re := r.cfg.until; re != nil {
 		out, errOut = &lineMatcher{re: re}, &lineMatcher{re: re}
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, out), io.MultiWriter(os.Stderr, errOut)
+		if r.sharedOutput {
+			// Given one writer for both, exec gives the command one pipe
+			// for both, which keeps their lines in order, as 2>&1 does.
+			cmd.Stderr, errOut = cmd.Stdout, out
+		}
 	}
 	// Output a child of the command keeps open after the command ends is
 	// read for at most the grace period.
@@ -150,4 +155,15 @@ func startFailure(err error) result {
 		return result{status: 127, startErr: err}
 	}
 	return result{status: 126, startErr: err}
+}
+
+// sameFile reports whether a and b are the same file, as standard output
+// and standard error are on a terminal or after 2>&1.
+func sameFile(a, b *os.File) bool {
+	as, err := a.Stat()
+	if err != nil {
+		return false
+	}
+	bs, err := b.Stat()
+	return err == nil && os.SameFile(as, bs)
 }

@@ -36,6 +36,8 @@ import (
 //     "ready" once the other has started, and exits 0, leaving it behind.
 //   - vanish FILE PATH: removes PATH, the command retry was given, and
 //     exits 1.
+//   - interleave FILE N: writes "out I" to standard output and "err I" to
+//     standard error for I from 1 to N, in turn, and exits 0.
 func child(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "child: want a mode and a file")
@@ -87,6 +89,15 @@ func child(args []string) int {
 		_, err = bufio.NewReader(out).ReadString('\n')
 		check(err)
 		fmt.Println("ready")
+		return 0
+	case "interleave":
+		ran(file)
+		n, err := strconv.Atoi(rest[0])
+		check(err)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintln(os.Stdout, "out", i)
+			fmt.Fprintln(os.Stderr, "err", i)
+		}
 		return 0
 	case "vanish":
 		ran(file)

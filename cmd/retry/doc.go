@@ -49,7 +49,9 @@
 // to its first 64 KiB. An attempt succeeds when a line matched, even if the
 // command then exits with another status. An attempt that exits 0 without
 // a matching line is retried. The command is left to end on its own after
-// a match.
+// a match. When retry's standard output and standard error are one file (a
+// terminal, or after 2>&1), the command writes both to one pipe of retry's,
+// so that their lines keep their order.
 //
 // Without -stdin every attempt reads retry's standard input as it is: what
 // one attempt reads, the next does not see. With -stdin, retry reads it to

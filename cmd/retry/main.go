@@ -33,7 +33,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "retry: %v\n", err)
 		return startFailure(err).status
 	}
-	r := &runner{cfg: cfg, path: path, stderr: os.Stderr}
+	r := &runner{cfg: cfg, path: path, stderr: os.Stderr, sharedOutput: sameFile(os.Stdout, os.Stderr)}
 	if cfg.stdin {
 		if r.input, err = io.ReadAll(os.Stdin); err != nil {
 			fmt.Fprintf(os.Stderr, "retry: reading standard input: %v\n", err)
@@ -52,6 +52,8 @@ type runner struct {
 	input  []byte    // standard input, with -stdin
 	stderr io.Writer // for retry's own lines
 	begin  time.Time
+
+	sharedOutput bool // standard output and standard error are one file: -until gives the command one pipe for both
 
 	attempts int    // attempts made, counting the first
 	last     result // the last attempt's

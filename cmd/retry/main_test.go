@@ -93,12 +93,7 @@ func startRetry(t *testing.T, stdin io.Reader, args ...string) *proc {
 // tests need.
 func start(t *testing.T, stdin io.Reader, cmd *exec.Cmd) *proc {
 	t.Helper()
-	// A program built with the race detector sleeps a second as it exits,
-	// unless GORACE says otherwise: retry and the test command both are.
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, childEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	setEnv(cmd)
 	cmd.Stdin = stdin
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -108,6 +103,17 @@ func start(t *testing.T, stdin io.Reader, cmd *exec.Cmd) *proc {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() }) // after a failed test only: finish has reaped it otherwise
 	return p
+}
+
+// setEnv adds to cmd's environment (os.Environ() if it has none) what the
+// tests need.
+func setEnv(cmd *exec.Cmd) {
+	// A program built with the race detector sleeps a second as it exits,
+	// unless GORACE says otherwise: retry and the test command both are.
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, childEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 }
 
 // lines sends the lines read from r, and closes the channel at its end.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -295,6 +296,37 @@ func TestUntil(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUntilKeepsTheOrderOfSharedOutput checks that, with -until, lines the
+// command writes to standard output and standard error in turn reach a
+// destination the two share (2>&1) in the order they were written.
+func TestUntilKeepsTheOrderOfSharedOutput(t *testing.T) {
+	t.Parallel()
+	const n = 500
+	file := filepath.Join(t.TempDir(), "runs")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	cmd := exec.Command(binary, args([]string{"-until", "^never$", "-attempts", "1"}, childCmd("interleave", file, strconv.Itoa(n)))...)
+	setEnv(cmd)
+	cmd.Stdout, cmd.Stderr = w, w
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // after a failed test only
+	require.NoError(t, w.Close())
+	out, err := io.ReadAll(r)
+	require.NoError(t, err)
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, cmd.Wait(), &exitErr)
+	require.Equal(t, 1, exitErr.ExitCode(), "no line matched; output %q", out)
+	want := make([]string, 0, 2*n)
+	for i := 1; i <= n; i++ {
+		want = append(want, fmt.Sprint("out ", i), fmt.Sprint("err ", i))
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	require.Len(t, got, 2*n+1, "the command's lines and retry's last one")
+	require.Equal(t, want, got[:2*n])
+	require.Regexp(t, `^retry: gave up after 1 attempt in \S+: exit status 0, no line matched -until$`, got[2*n])
 }
 
 func TestOnNotOn(t *testing.T) {
