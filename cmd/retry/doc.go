@@ -4,6 +4,10 @@
 //
 //	retry [flags] -- command [args...]
 //
+// The "--" ends retry's flags. Without it, the first word that is not a
+// flag starts the command, so "--" may be left out when the command's name
+// does not start with "-".
+//
 // The first attempt runs at once. After a failed one (an exit status other
 // than 0), retry waits the policy's delay and runs the command again. Without
 // flags it makes at most 5 attempts, with waits of 1s, 2s, 4s and 8s. The
@@ -12,7 +16,8 @@
 // signal, the wait and the time elapsed since the start of the run.
 // At the end of a run that failed, it writes the sentence of a *retry.Error,
 // for example "retry: gave up after 5 attempts in 15.1s: exit status 1".
-// A run that succeeded after retries ends with "retry: succeeded after 3
+// A failure that -on or -not-on does not retry ends with "retry: not
+// retried after 1 attempt in 3ms: exit status 3". A run that succeeded after retries ends with "retry: succeeded after 3
 // attempts in 3.2s". Only exit statuses and -until decide: output that says
 // "Retry-After: 30" is not read.
 //
@@ -23,7 +28,8 @@
 //	-attempts N           at most N attempts, counting the first; 0 is no limit (default 5)
 //	-delay D              the first wait; each further wait doubles, up to -cap (default 1s);
 //	                      0 retries at once
-//	-cap D                the longest wait (default 1m, or -delay when that is longer)
+//	-cap D                the longest wait (default 1m, or -delay when that is longer);
+//	                      0 is no cap
 //	-timeout D            end the whole run after D, the running attempt included
 //	-attempt-timeout D    end an attempt that runs for D; it counts as a failure
 //	-grace D              after a timeout's SIGTERM, wait D before SIGKILL (default 5s)
@@ -37,9 +43,13 @@
 // -policy gives the whole policy: the shorthands -attempts, -cap and
 // -attempt-timeout add to it. A shorthand for a setting the text gives too
 // is a conflict, and so is -delay with -policy (the text always names the
-// schedule). The policy's "elapsed" setting stops retry from starting a wait
-// that would end past it. -timeout also ends the running attempt. Durations
+// schedule). Durations
 // are what time.ParseDuration reads (500ms, 2s, 1m30s).
+//
+// retry never starts a wait that would end past -timeout or the policy's
+// "elapsed" setting. The run ends then, with the last attempt's status, so
+// "-timeout 2m" may end it well before two minutes when the waits are long.
+// -timeout also ends the running attempt.
 //
 // -on and -not-on take exit statuses from 1 to 255, and count an attempt a
 // signal ended as 128 plus the signal's number (143 for SIGTERM). An
@@ -62,8 +72,11 @@
 // number, when one ended the attempt), timed_out, matched (with -until),
 // error, duration and elapsed (in seconds), and wait (in seconds) before a
 // retry. The last line has exit, retry's own exit status, instead of wait,
-// and summary, the final sentence, when the run failed. The command's own
-// standard error is mixed in: its lines are those that are not JSON.
+// and summary, the final sentence, when the run failed. A signal that ends
+// a wait adds such a last line for the attempt before the wait, which then
+// has two lines. An error before the first attempt, such as a command not
+// found, is a line of text, as with -quiet. The command's own standard
+// error is mixed in: its lines are those that are not JSON.
 //
 // # Exit status
 //

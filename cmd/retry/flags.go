@@ -55,7 +55,7 @@ func newFlags() *flags {
 	fs.StringVar(&f.policy, "policy", "", "the whole policy in its `text` form, as policy.Parse reads it, e.g. \"exponential 1s cap 30s attempts 5 jitter full\"")
 	fs.IntVar(&f.attempts, "attempts", defaultAttempts, "make at most `N` attempts, counting the first; 0 is no limit")
 	fs.DurationVar(&f.delay, "delay", defaultDelay, "the first wait; each further wait doubles, up to -cap; 0 retries at once")
-	fs.DurationVar(&f.cap, "cap", defaultCap, "the longest wait (raised to -delay when that is longer)")
+	fs.DurationVar(&f.cap, "cap", defaultCap, "the longest wait (raised to -delay when that is longer); 0 is no cap")
 	fs.DurationVar(&f.timeout, "timeout", 0, "end the whole run after this long, the running attempt included; 0 is none")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "end an attempt that runs this long, and count it as a failure; 0 is none")
 	fs.DurationVar(&f.grace, "grace", defaultGrace, "after a timeout's SIGTERM, wait this long before SIGKILL")

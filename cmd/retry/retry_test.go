@@ -431,6 +431,32 @@ func TestJSONFailedRun(t *testing.T) {
 	require.Regexp(t, `^retry: gave up after 2 attempts in \S+: attempt timed out after 300ms: signal: terminated$`, final["summary"])
 }
 
+// TestJSONSignalDuringWait checks the lines of a run a signal ends during
+// a wait: the attempt before the wait has its line with the wait, then the
+// last line, with exit and summary.
+func TestJSONSignalDuringWait(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "runs")
+	p := startRetry(t, nil, args([]string{"-json", "-delay", "1h"}, childCmd("count", file, "1"))...)
+	waitFor(t, p.stderr, &p.errOut, `"wait":3600`)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	o := p.finish(t)
+	require.Equal(t, 143, o.code, "stderr: %q", o.stderr)
+	require.Len(t, o.stderr, 2, "stderr: %q", o.stderr)
+	var got []map[string]any
+	for _, s := range o.stderr {
+		var l map[string]any
+		require.NoError(t, json.Unmarshal([]byte(s), &l), "line %q", s)
+		require.Equal(t, 1.0, l["attempt"], "line %q", s)
+		got = append(got, l)
+	}
+	require.Equal(t, 3600.0, got[0]["wait"])
+	require.NotContains(t, got[0], "exit")
+	require.NotContains(t, got[1], "wait")
+	require.Equal(t, 143.0, got[1]["exit"])
+	require.Regexp(t, `^retry: context canceled after 1 attempt in \S+: cause: got signal terminated: exit status 1$`, got[1]["summary"])
+}
+
 func TestQuiet(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "runs")
@@ -497,6 +523,14 @@ func TestBadFlags(t *testing.T) {
 		require.Equal(t, 2, o.code)
 		require.Equal(t, "retry: no command given", o.stderr[0])
 	})
+}
+
+func TestWithoutDashDash(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "runs")
+	o := runRetry(t, nil, "-attempts", "3", "-delay", "1ms", self, "count", file, "1", "0")
+	require.Equal(t, 0, o.code, "the first word that is not a flag starts the command; stderr: %q", o.stderr)
+	require.Equal(t, 2, runs(t, file))
 }
 
 func TestHelp(t *testing.T) {
