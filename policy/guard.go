@@ -26,29 +26,49 @@ const probeEvery = time.Second
 // still ridden out. Give one Guard to every policy that calls the same
 // dependency ([Policy.WithGuard]).
 //
-// The rule: a retry may start while a whole token is left. A retry that
-// fails takes a token; an attempt that shows overload (it timed out, or
-// the dependency asked for a pause) takes one more, first tries included;
-// a first try that fails fast takes half the ratio; every success, first
-// tries included, adds the ratio, up to the capacity. Retries that succeed
-// cost nothing, however many there are, and first tries close the guard
-// only when more than two in three fail: a burst of calls that all fail at
-// once leaves no token for their retries, while a burst that mostly
-// succeeds keeps them.
+// The rule: a retry may start while a whole token is left. What an attempt
+// did adds tokens or takes them, never below zero and never above the
+// capacity. With r the ratio given to NewGuard:
+//
+//	what happened                            first try       retry or hedge
+//	success                                  +r              +r
+//	success only after the hedge delay       +r up to 9/10   +r up to 9/10
+//	failure, fast (refused, reset, a 502)    -r/2            -1
+//	failure that shows overload              -1              -2
+//	a Permanent error, one RetryIf rejects   nothing         nothing
+//	cut short by the caller's context        nothing         nothing
+//	asking for a retry, admitted or denied                   nothing
+//	starting a hedge                                         -1
+//
+// An attempt shows overload when its own timeout cut it off, when its error
+// says it is a timeout (a Timeout method that returns true, as
+// context.DeadlineExceeded has), or when the dependency asked for a pause
+// (retry.After; in retryhttp a 429, a 504, or a 5xx with Retry-After).
+// "9/10" is nine tenths of the capacity: a slow success adds nothing above
+// it (see [Slow]). A hedge takes its token as it starts; one that wins then
+// adds r as any success does, and one that loses and is cancelled adds
+// nothing, so its token stays spent. A probe (below) costs nothing to ask,
+// and its outcome counts as a retry's. In retry.Loop, the run after a run
+// that succeeded is a first try.
+//
+// So retries that succeed cost nothing, however many there are, and first
+// tries close the guard only when more than two in three fail: a burst of
+// calls that all fail at once leaves no token for their retries, while a
+// burst that mostly succeeds keeps them. An overloaded dependency sees its
+// retries stop while more than one first try in 1 + 1/r times out.
 //
 // When no token is left, one retry a second still goes through, as a probe:
-// when it succeeds, it adds the ratio like any success, and the retries of
-// every waiting call follow. A denied retry means "not now": package retry waits the
-// back-off delay and asks again, and only a call that runs out of attempts
-// or time while denied ends, with retry.ErrThrottled.
+// when it succeeds, it adds r like any success, and the retries of every
+// waiting call follow. A denied retry means "not now": package retry waits
+// the back-off delay and asks again, and only a call that runs out of
+// attempts or time while denied ends, with retry.ErrThrottled.
 //
 // So a dependency that is down gets the first tries, about capacity
 // retries (fewer when its first tries fail too) and one probe a second,
-// however many calls wait; one that fails
-// part of its attempts at random keeps its retries as long as the ratio of
-// its successes makes up for what failures take (NewGuard(50, 1): up to
-// about half its attempts failing); and an overloaded one sees its retries
-// stop while more than one first try in 1 + 1/ratio times out.
+// however many calls wait; one that fails part of its attempts at random
+// keeps its retries as long as the ratio of its successes makes up for
+// what failures take (NewGuard(50, 1): up to about half its attempts
+// failing).
 //
 // A Guard is safe for concurrent use, its methods do not allocate, and it
 // reads no clock: the time is passed in. Its zero value admits nothing but
@@ -89,13 +109,14 @@ func NewGuard(tokens, ratio float64) *Guard {
 type Outcome int
 
 const (
-	// Succeeded: the dependency served the attempt.
+	// Succeeded: the dependency served the attempt, which adds the ratio.
 	Succeeded Outcome = iota
 	// Failed: the attempt failed fast (a refused connection, a 502): a
 	// retry's costs a token, a first try's half the ratio.
 	Failed
 	// Overloaded: the attempt timed out, or the dependency asked for a
-	// pause (a 429, or a 503 with Retry-After).
+	// pause (a 429, or a 503 with Retry-After): a first try's costs a
+	// token, a retry's two.
 	Overloaded
 	// Slow: the attempt succeeded, but only after the hedge delay. The
 	// ratio is added, but never beyond nine tenths of the capacity: slow

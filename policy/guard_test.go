@@ -13,6 +13,52 @@ import (
 
 var t0 = time.Unix(1_000_000, 0)
 
+// TestGuardRecordTable checks each row of the table in the Guard's doc on
+// the guard itself: capacity 10, r = 0.5, from 5 tokens, from the line of
+// nine tenths for slow successes, and from none to check the floor.
+func TestGuardRecordTable(t *testing.T) {
+	const r = 0.5
+	for _, tt := range []struct {
+		name  string
+		from  float64
+		do    func(g *policy.Guard)
+		delta float64
+	}{
+		{"first-try success", 5, func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, +r},
+		{"retry success", 5, func(g *policy.Guard) { g.Record(true, policy.Succeeded) }, +r},
+		{"success at the capacity", 10, func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, 0},
+		{"first-try slow success", 5, func(g *policy.Guard) { g.Record(false, policy.Slow) }, +r},
+		{"retry slow success", 5, func(g *policy.Guard) { g.Record(true, policy.Slow) }, +r},
+		{"slow success near nine tenths", 8.75, func(g *policy.Guard) { g.Record(true, policy.Slow) }, +0.25},
+		{"slow success above nine tenths", 9.5, func(g *policy.Guard) { g.Record(false, policy.Slow) }, 0},
+		{"first try fails fast", 5, func(g *policy.Guard) { g.Record(false, policy.Failed) }, -r / 2},
+		{"retry fails fast", 5, func(g *policy.Guard) { g.Record(true, policy.Failed) }, -1},
+		{"first try shows overload", 5, func(g *policy.Guard) { g.Record(false, policy.Overloaded) }, -1},
+		{"retry shows overload", 5, func(g *policy.Guard) { g.Record(true, policy.Overloaded) }, -2},
+		{"overload at the floor", 0, func(g *policy.Guard) { g.Record(true, policy.Overloaded) }, 0},
+		{"asking for a retry, admitted", 5, func(g *policy.Guard) { require.True(t, g.Allow(t0)) }, 0},
+		{"asking for a retry, denied", 0.75, func(g *policy.Guard) {
+			require.True(t, g.Allow(t0), "the probe")
+			require.False(t, g.Allow(t0))
+		}, 0},
+		{"starting a hedge", 10, func(g *policy.Guard) { require.True(t, g.AllowHedge()) }, -1},
+		{"no hedge below nine tenths and one", 9.75, func(g *policy.Guard) { require.False(t, g.AllowHedge()) }, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := policy.NewGuard(10, r)
+			for g.Tokens()-tt.from >= 1 {
+				g.Record(true, policy.Failed)
+			}
+			for g.Tokens()-tt.from >= r/2 {
+				g.Record(false, policy.Failed)
+			}
+			require.InDelta(t, tt.from, g.Tokens(), 1e-9)
+			tt.do(g)
+			require.InDelta(t, tt.delta, g.Tokens()-tt.from, 1e-9)
+		})
+	}
+}
+
 func TestGuardRetriesThatFailTakeATokenEach(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	require.Equal(t, 10.0, g.Tokens(), "a new guard is full")

@@ -105,7 +105,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		}
 		c.prev, c.waited = d, c.waited+d
 		if fresh = c.admit(err); fresh {
-			err = c.attempt(fn, true)
+			err = c.attempt(fn, err != nil) // Loop's run after a success is no retry
 			continue
 		}
 		if c.lastChance() {

@@ -212,3 +212,116 @@ func TestGuardLoopTimeLimitIsExhausted(t *testing.T) {
 		require.NotErrorIs(t, err, retry.ErrThrottled)
 	})
 }
+
+// guardAt returns a guard of capacity 10 and ratio 0.5 with tokens left,
+// spent by retries that failed (a whole token each) and first tries that
+// failed (a quarter each).
+func guardAt(tokens float64) *policy.Guard {
+	g := policy.NewGuard(10, 0.5)
+	for g.Tokens()-tokens >= 1 {
+		g.Record(true, policy.Failed)
+	}
+	for g.Tokens()-tokens >= 0.25 {
+		g.Record(false, policy.Failed)
+	}
+	return g
+}
+
+// TestGuardOutcomeTable runs each row of the table in the Guard's doc
+// through package retry, on a guard of capacity 10 and ratio r = 0.5, and
+// checks what the call added to the guard or took from it.
+func TestGuardOutcomeTable(t *testing.T) {
+	const r = 0.5
+	errOther := errors.New("not found")
+	onlyFlaky := func(err error) bool { return !errors.Is(err, errOther) }
+	zero := policy.Constant(0)
+	timesOut := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	hedged := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 2})
+	for _, tt := range []struct {
+		name  string
+		from  float64 // tokens before the call
+		call  func(g *policy.Guard) error
+		delta float64
+	}{
+		{"first-try success", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(0, nil).op, zero.WithGuard(g))
+		}, +r},
+		{"first-try success, capped at the capacity", 9.75, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(0, nil).op, zero.WithGuard(g))
+		}, +0.25},
+		{"first try fails fast", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, errFlaky).op, zero.WithMaxAttempts(1).WithGuard(g))
+		}, -r / 2},
+		{"first try fails fast, then a retry succeeds", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, errFlaky).op, zero.WithGuard(g))
+		}, -r/2 + r},
+		{"first try and a retry fail fast", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(2, errFlaky).op, zero.WithMaxAttempts(2).WithGuard(g))
+		}, -r/2 - 1},
+		{"first try cut off by its attempt timeout", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), timesOut, zero.WithAttemptTimeout(time.Second).WithMaxAttempts(1).WithGuard(g))
+		}, -1},
+		{"first try and a retry cut off by their attempt timeout", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), timesOut, zero.WithAttemptTimeout(time.Second).WithMaxAttempts(2).WithGuard(g))
+		}, -1 - 2},
+		{"first try asks for a pause (After)", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, retry.After(0, errFlaky)).op, zero.WithMaxAttempts(1).WithGuard(g))
+		}, -1},
+		{"first try and a retry ask for a pause", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(2, retry.After(0, errFlaky)).op, zero.WithMaxAttempts(2).WithGuard(g))
+		}, -1 - 2},
+		{"first try returns a bare context.DeadlineExceeded", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, context.DeadlineExceeded).op, zero.WithMaxAttempts(1).WithGuard(g))
+		}, -1},
+		{"a Permanent error", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, retry.Permanent(errFlaky)).op, zero.WithGuard(g))
+		}, 0},
+		{"a retry's Permanent error", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), (&script{errs: []error{errFlaky, retry.Permanent(errFlaky)}}).op, zero.WithGuard(g))
+		}, -r / 2},
+		{"an error RetryIf rejects", 5, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, errOther).op, zero.WithRetryIf(onlyFlaky).WithGuard(g))
+		}, 0},
+		{"a first try the caller's context cut short", 5, func(g *policy.Guard) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			return retry.Do(ctx, func(context.Context) error { cancel(); return context.Canceled }, zero.WithGuard(g))
+		}, 0},
+		{"a retry denied, then the call gives up", 0, func(g *policy.Guard) error {
+			g.Allow(time.Now()) // this second's probe, spent
+			return retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(100*time.Millisecond).WithMaxAttempts(2).WithGuard(g))
+		}, 0},
+		{"a probe that succeeds", 0, func(g *policy.Guard) error {
+			return retry.Do(context.Background(), fails(1, errFlaky).op, zero.WithGuard(g))
+		}, +r},
+		{"a Loop's run after a success fails: a first try", 5, func(g *policy.Guard) error {
+			return retry.Loop(context.Background(), (&script{errs: []error{nil, errFlaky, retry.Permanent(errOther)}}).op, zero.WithGuard(g))
+		}, +r - r/2},
+		{"a first try that succeeds only after the hedge delay", 8.75, func(g *policy.Guard) error {
+			p := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}}}
+			return retry.Hedge(context.Background(), p.op, hedged.WithGuard(g))
+		}, +0.25}, // up to nine tenths: no hedge could start
+		{"a hedge that loses, cancelled", 10, func(g *policy.Guard) error {
+			p := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}, {after: time.Hour}}}
+			return retry.Hedge(context.Background(), p.op, hedged.WithGuard(g))
+		}, -1}, // the first try's slow success adds nothing above nine tenths
+		{"a hedge that wins", 10, func(g *policy.Guard) error {
+			p := &attemptPlan{steps: []step{{after: time.Hour}, {after: 5 * time.Millisecond}}}
+			return retry.Hedge(context.Background(), p.op, hedged.WithGuard(g))
+		}, -1 + r},
+		{"a hedge that fails fast while the first try goes on to succeed", 10, func(g *policy.Guard) error {
+			p := &attemptPlan{steps: []step{{after: 50 * time.Millisecond}, {after: 0, err: errFlaky}}}
+			return retry.Hedge(context.Background(), p.op, hedged.WithGuard(g))
+		}, -1 - 1 + r},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := guardAt(tt.from)
+				require.InDelta(t, tt.from, g.Tokens(), 1e-9)
+				tt.call(g)
+				synctest.Wait() // hedges that lost have returned
+				require.InDelta(t, tt.delta, g.Tokens()-tt.from, 1e-9, "tokens after the call: %v", g.Tokens())
+			})
+		})
+	}
+}

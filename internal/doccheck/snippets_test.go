@@ -177,6 +177,7 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 // they are. README.md says so by its fences' language instead.
 var notGo = map[string]string{
 	"policy/doc.go: package":               "the table of settings",
+	"policy/guard.go: Guard":               "the table of what each outcome adds or takes",
 	"policy/text.go: Policy.UnmarshalText": "the grammar of the text form",
 	"policy/text.go: Policy.UnmarshalJSON": "a JSON object",
 	"retrytest/fault.go: Fault":            "the table of what each layer does with each field",
