@@ -124,6 +124,19 @@ func ExampleNewGuard() {
 	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(inventory)
 	fmt.Println(inventory)
 
+	// Another goroutine's call is in flight meanwhile: a call alone in
+	// flight would keep its retries whatever the tokens.
+	started, release, other := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(other)
+		_ = retry.Do(context.Background(), func(context.Context) error {
+			close(started)
+			<-release
+			return nil
+		}, p)
+	}()
+	<-started
+
 	call := func(fail bool) {
 		attempts := 0
 		err := retry.Do(context.Background(), func(ctx context.Context) error {
@@ -146,6 +159,11 @@ func ExampleNewGuard() {
 	call(false)
 	call(false)
 	call(true)
+	// The other call ends, with a success. Alone in flight, a call keeps
+	// its retries: one call at a time cannot make a storm.
+	close(release)
+	<-other
+	call(true)
 	// Output:
 	// guard 4 tokens ratio 1
 	// attempts 3, throttled false, tokens left 1.5
@@ -154,4 +172,5 @@ func ExampleNewGuard() {
 	// attempts 1, throttled false, tokens left 1
 	// attempts 1, throttled false, tokens left 2
 	// attempts 2, throttled true, tokens left 0.5
+	// attempts 3, throttled false, tokens left 0
 }

@@ -26,9 +26,10 @@ const probeEvery = time.Second
 // still ridden out. Give one Guard to every policy that calls the same
 // dependency ([Policy.WithGuard]).
 //
-// The rule: a retry may start while a whole token is left. What an attempt
-// did adds tokens or takes them, never below zero and never above the
-// capacity. With r the ratio given to NewGuard:
+// The rule: a retry may start while a whole token is left, or while its
+// call is the only one in flight. What an attempt did adds tokens or takes
+// them, never below zero and never above the capacity. With r the ratio
+// given to NewGuard:
 //
 //	what happened                            first try       retry or hedge
 //	success                                  +r              +r
@@ -57,6 +58,13 @@ const probeEvery = time.Second
 // burst that mostly succeeds keeps them. An overloaded dependency sees its
 // retries stop while more than one first try in 1 + 1/r times out.
 //
+// One call in flight at a time cannot make a storm: its retries take the
+// place of its next call. So a call that is alone in flight has its
+// retries admitted whatever the tokens, as Envoy's minimum retry
+// concurrency does. Its outcomes still add or take tokens. The guard
+// counts the calls in flight that package retry tells it of
+// ([Guard.Start]).
+//
 // When no token is left, one retry a second still goes through, as a probe:
 // when it succeeds, it adds r like any success, and the retries of every
 // waiting call follow. A denied retry means "not now": package retry waits
@@ -65,7 +73,8 @@ const probeEvery = time.Second
 //
 // So a dependency that is down gets the first tries, about capacity
 // retries (fewer when its first tries fail too) and one probe a second,
-// however many calls wait; one that fails part of its attempts at random
+// however many calls wait, except that a caller with one call in flight
+// makes all of its retries; one that fails part of its attempts at random
 // keeps its retries as long as the ratio of its successes makes up for
 // what failures take (NewGuard(50, 1): up to about half its attempts
 // failing).
@@ -76,6 +85,7 @@ const probeEvery = time.Second
 type Guard struct {
 	tokens atomic.Int64 // in millionths of a token, within [0, cap]
 	probe  atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
+	flight atomic.Int64 // the calls in flight, from Start to Done
 	cap    int64        // capacity, in millionths
 	refill int64        // tokens a success adds, in millionths
 	err    error
@@ -126,10 +136,11 @@ const (
 )
 
 // Allow reports whether a retry may start at now: while a whole token is
-// left, and otherwise as the one probe a second. It takes nothing: the
-// retry's outcome, recorded with Record(true, …), is what costs.
+// left, while the call asking is the only one in flight ([Guard.Start]),
+// and otherwise as the one probe a second. It takes nothing: the retry's
+// outcome, recorded with Record(true, …), is what costs.
 func (g *Guard) Allow(now time.Time) bool {
-	if g.tokens.Load() >= guardScale {
+	if g.tokens.Load() >= guardScale || g.alone() {
 		return true
 	}
 	next, t := g.probe.Load(), now.UnixNano()
@@ -156,6 +167,21 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 		g.add(-g.refill/2, 0)
 	}
 }
+
+// Start tells the guard that a call is about to make its first attempt:
+// the call is in flight from then until [Guard.Done], its waits included.
+// Package retry tells the guard of every call its policy guards. An
+// integration that runs attempts itself and asks Allow for its retries
+// tells it too: Allow takes the caller asking for one of the calls in
+// flight, and a call alone in flight keeps its retries.
+func (g *Guard) Start() { g.flight.Add(1) }
+
+// Done tells the guard that a call it was told of with Start has ended.
+func (g *Guard) Done() { g.flight.Add(-1) }
+
+// alone reports whether the call asking for a retry is the only call in
+// flight.
+func (g *Guard) alone() bool { return g.flight.Load() == 1 }
 
 // AllowHedge reports whether a hedge may start beside a slow attempt: only
 // while nine tenths of the capacity would be left, and never as a probe.

@@ -292,11 +292,12 @@ func TestGuardAllocations(t *testing.T) {
 	}))
 }
 
-// FuzzGuard runs any sequence of outcomes and questions against a guard of
-// any capacity and ratio, and checks its bounds: never negative, never above
-// the capacity, tokens exactly as the rule says, a retry admitted from a
-// token exactly when one is left, at most one probe a second when none is,
-// and no panic or overflow for any setting.
+// FuzzGuard runs any sequence of outcomes, questions and calls starting
+// and ending against a guard of any capacity and ratio, and checks its
+// bounds: never negative, never above the capacity, tokens exactly as the
+// rule says, a retry admitted from a token exactly when one is left or its
+// call is alone in flight, at most one probe a second otherwise, and no
+// panic or overflow for any setting.
 func FuzzGuard(f *testing.F) {
 	f.Add(10.0, 0.5, []byte{0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 9, 6})
 	f.Add(1.0, 1.0, []byte{1, 0, 2, 5, 3, 8})
@@ -320,16 +321,19 @@ func FuzzGuard(f *testing.F) {
 		half := math.Floor(ratio*1e6/2) / 1e6
 		want := capacity
 		now, lastProbe := t0, time.Time{}
+		inFlight := 0
 		for _, op := range ops {
 			now = now.Add(time.Duration(op>>4) * 100 * time.Millisecond)
 			admitted := op&1 == 1
 			had := g.Tokens()
-			switch op >> 1 % 6 {
+			switch op >> 1 % 8 {
 			case 0: // a retry asked for
 				got := g.Allow(now)
 				switch {
 				case had >= 1:
 					require.True(t, got, "Allow with %v tokens", had)
+				case inFlight == 1:
+					require.True(t, got, "Allow for the one call in flight")
 				case lastProbe.IsZero() || now.Sub(lastProbe) >= time.Second:
 					require.True(t, got, "a probe %v after the last", now.Sub(lastProbe))
 					lastProbe = now
@@ -364,6 +368,14 @@ func FuzzGuard(f *testing.F) {
 					want = max(want-1, 0)
 				} else {
 					want = max(want-half, 0)
+				}
+			case 6:
+				g.Start()
+				inFlight++
+			case 7:
+				if inFlight > 0 { // Done only ends a call Start began
+					g.Done()
+					inFlight--
 				}
 			}
 			got := g.Tokens()

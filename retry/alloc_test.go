@@ -38,6 +38,8 @@ func TestAllocations(t *testing.T) {
 	retries := &failThenSucceed{n: 3, left: 3}
 	zero := policy.Constant(0)
 	limited := def.WithMaxAttempts(3).WithMaxElapsed(time.Minute)
+	guarded := def.WithGuard(policy.NewGuard(50, 1))
+	zeroGuarded := zero.WithGuard(policy.NewGuard(1e6, 1))
 	tests := []struct {
 		name string
 		run  func()
@@ -46,6 +48,8 @@ func TestAllocations(t *testing.T) {
 		{"DoValue first try", func() { _, _ = retry.DoValue(ctx, succeedValue, def) }},
 		{"Do zero-delay retries", func() { _ = retry.Do(ctx, retries.op, zero) }},
 		{"Do first try with limits", func() { _ = retry.Do(ctx, succeed, limited) }},
+		{"Do first try with a guard", func() { _ = retry.Do(ctx, succeed, guarded) }},
+		{"Do zero-delay retries with a guard", func() { _ = retry.Do(ctx, retries.op, zeroGuarded) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,5 +155,15 @@ func BenchmarkDoExhausted(b *testing.B) {
 		if err := retry.Do(ctx, fail, p); !errors.Is(err, retry.ErrExhausted) {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDoFirstTryGuarded is a first-try success under the default
+// guard, which counts the call in flight and hears its success.
+func BenchmarkDoFirstTryGuarded(b *testing.B) {
+	p := policy.Default().WithGuard(policy.NewGuard(50, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkErr = retry.Do(benchCtx, succeedNoinline, p)
 	}
 }

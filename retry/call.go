@@ -79,6 +79,10 @@ func (c *call) timed() bool {
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
+	if g := c.p.Guard(); g != nil {
+		g.Start()
+		defer g.Done()
+	}
 	return c.runFrom(fn, c.attempt(fn, false))
 }
 

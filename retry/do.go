@@ -47,6 +47,10 @@ var (
 // read the clock for itself; its Elapsed is 0.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	if g, ok := first(ctx, fn != nil, p, opts); ok {
+		if g != nil {
+			g.Start()
+			defer g.Done()
+		}
 		err := fn(ctx)
 		if err == nil {
 			if g != nil {

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +23,13 @@ func drain(g *policy.Guard) {
 		g.Allow(time.Now())
 		g.Record(true, policy.Failed)
 	}
+}
+
+// busy tells g of another call in flight until the test ends: a call alone
+// in flight keeps its retries whatever the tokens.
+func busy(t *testing.T, g *policy.Guard) {
+	g.Start()
+	t.Cleanup(g.Done)
 }
 
 func TestGuardLearnsEveryAttempt(t *testing.T) {
@@ -44,6 +52,7 @@ func TestGuardDeniedRetryWaitsAndAsksAgain(t *testing.T) {
 		g := policy.NewGuard(2, 0.5)
 		drain(g)
 		g.Allow(time.Now()) // the probe of this second, spent
+		busy(t, g)
 		var denials []time.Duration
 		hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			if e.Denied {
@@ -115,6 +124,7 @@ func TestGuardHintIsOverload(t *testing.T) {
 func TestGuardNeverEndsALoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(10, 0.5)
+		busy(t, g)
 		runs := 0
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -175,6 +185,7 @@ func TestGuardOnAPolicyThatIsNotValid(t *testing.T) {
 // retry, and a probe a second.
 func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
+	busy(t, g)
 	p := policy.Constant(0).WithMaxAttempts(4).WithGuard(g)
 	const calls = 1000
 	var attempts, throttled atomic.Int32
@@ -289,6 +300,8 @@ func TestGuardOutcomeTable(t *testing.T) {
 		}, 0},
 		{"a retry denied, then the call gives up", 0, func(g *policy.Guard) error {
 			g.Allow(time.Now()) // this second's probe, spent
+			g.Start()           // another call in flight
+			defer g.Done()
 			return retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(100*time.Millisecond).WithMaxAttempts(2).WithGuard(g))
 		}, 0},
 		{"a probe that succeeds", 0, func(g *policy.Guard) error {
@@ -324,4 +337,85 @@ func TestGuardOutcomeTable(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A call alone in flight keeps its retries whatever the tokens, in Do and
+// in Loop: one call at a time cannot make a storm. With another call in
+// flight, the tokens decide again.
+func TestGuardLetsACallAloneInFlightRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 0.5)
+		drain(g)
+		g.Allow(time.Now()) // this second's probe, spent
+		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(4).WithGuard(g)
+		op := fails(3, errFlaky)
+		require.NoError(t, retry.Do(context.Background(), op.op, p), "alone: every retry admitted")
+		require.EqualValues(t, 4, op.calls.Load())
+
+		runs := 0
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := retry.Loop(ctx, func(context.Context) error { runs++; return errFlaky }, p.WithMaxAttempts(0))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, 100, runs, "a Loop alone runs after every pause")
+
+		drain(g)
+		g.Allow(time.Now())
+		var inFlight sync.WaitGroup
+		release := make(chan struct{})
+		started := make(chan struct{})
+		inFlight.Go(func() { // another call, in its first attempt meanwhile
+			_ = retry.Do(context.Background(), func(context.Context) error { close(started); <-release; return nil }, p)
+		})
+		<-started
+		op = fails(3, errFlaky)
+		err = retry.Do(context.Background(), op.op, p)
+		require.ErrorIs(t, err, retry.ErrThrottled, "not alone: the tokens decide")
+		require.EqualValues(t, 1, op.calls.Load())
+		close(release)
+		inFlight.Wait()
+
+		g.Allow(time.Now())
+		waiting := make(chan struct{})
+		inFlight.Go(func() { // another call, waiting to retry meanwhile
+			_ = retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(time.Hour).WithMaxAttempts(2).WithGuard(g),
+				retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { close(waiting) }}))
+		})
+		<-waiting
+		op = fails(3, errFlaky)
+		err = retry.Do(context.Background(), op.op, p)
+		require.ErrorIs(t, err, retry.ErrThrottled, "not alone: another call waits")
+		require.EqualValues(t, 1, op.calls.Load())
+		time.Sleep(time.Hour) // the other call's wait ends
+		inFlight.Wait()
+	})
+}
+
+// TestGuardLoneCallerKeepsItsSuccesses is a caller with one call in flight
+// at a time, against a dependency that fails 70 % of its attempts, 4
+// attempts a call: with the default guard it keeps within 1 pp of no guard
+// (it used to keep 37 % of its calls where no guard kept 76 %).
+func TestGuardLoneCallerKeepsItsSuccesses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const calls = 3000
+		success := func(g *policy.Guard) float64 {
+			src := rand.New(rand.NewPCG(7, 70))
+			p := policy.Exponential(10 * time.Millisecond).WithMaxAttempts(4).WithGuard(g)
+			ok := 0
+			for range calls {
+				if retry.Do(context.Background(), func(context.Context) error {
+					if src.Float64() < 0.7 {
+						return errFlaky
+					}
+					return nil
+				}, p) == nil {
+					ok++
+				}
+			}
+			return float64(ok) / calls
+		}
+		guarded, unguarded := success(policy.NewGuard(50, 1)), success(nil)
+		t.Logf("NewGuard(50, 1): %.1f%% of the calls succeed; no guard: %.1f%%", 100*guarded, 100*unguarded)
+		require.InDelta(t, unguarded, guarded, 0.01)
+	})
 }

@@ -338,6 +338,7 @@ func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
 		g := policy.NewGuard(1, 1e-6)
 		g.Record(true, policy.Failed) // no token left
 		g.Allow(time.Now())           // and this second's probe taken
+		g.Start()                     // and another call in flight
 		p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(2).WithGuard(g).WithHedging(hedging)
 		tr, err := retryhttp.New(srv.Client().Transport, p)
 		require.NoError(t, err)
@@ -349,6 +350,7 @@ func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
 		require.NoError(t, err, "hedging %+v", hedging)
 		require.Equal(t, "maintenance page", string(b))
 		require.NoError(t, resp.Body.Close())
+		g.Done()
 	}
 }
 

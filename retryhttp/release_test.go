@@ -288,11 +288,21 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 	require.Zero(t, clk.Waits(), "no wait, not the schedule's 10s")
 }
 
-// spentGuard returns a guard with no token left and its probe spent at now.
-func spentGuard(now time.Time) *policy.Guard {
+// spentGuard returns a guard with no token left, its probe spent at now,
+// and another call in flight until the test ends.
+func spentGuard(t *testing.T, now time.Time) *policy.Guard {
 	g := policy.NewGuard(1, 1e-6)
 	g.Allow(now)
 	g.Record(true, policy.Failed)
 	g.Allow(now)
+	busy(t, g)
 	return g
+}
+
+// busy tells g of another call in flight until the test ends: a call alone
+// in flight keeps its retries whatever the tokens, and the tests that use
+// it are about the tokens.
+func busy(t *testing.T, g *policy.Guard) {
+	g.Start()
+	t.Cleanup(g.Done)
 }

@@ -187,6 +187,8 @@ func TestMetrics(t *testing.T) {
 						g.Record(true, policy.Failed) // retries that failed
 					}
 					g.Allow(time.Now()) // the probe of this second
+					g.Start()           // and another call in flight: one alone keeps its retries
+					t.Cleanup(g.Done)
 					p = p.WithGuard(g)
 				}
 				err := retry.Do(ctx, tt.op, p, retry.WithHooks(rec.Hooks()))

@@ -98,6 +98,8 @@ func TestSpanEventsOfRetriesHeldBack(t *testing.T) {
 			g.Record(true, policy.Failed) // retries that failed
 		}
 		g.Allow(time.Now()) // the probe of this second
+		g.Start()           // and another call in flight: one alone keeps its retries
+		defer g.Done()
 		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).WithGuard(g)
 		err := retry.Do(ctx, failing(-1), p, retry.WithHooks(rec.Hooks()))
 		require.ErrorIs(t, err, retry.ErrThrottled)

@@ -195,6 +195,10 @@ func TestStorm(t *testing.T) {
 	t.Run("retrykit+guard", func(t *testing.T) {
 		h := &health{steps: []step{{code: codes.Unavailable}}}
 		g := policy.NewGuard(10, 0.5)
+		// A storm is many calls in flight at once; this one stands for the
+		// others (a call alone in flight keeps its retries).
+		g.Start()
+		defer g.Done()
 		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithGuard(g)
 		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
 		const calls = 50
