@@ -53,6 +53,9 @@
 //   - a *retry.Error matching retry.ErrThrottled and the last error when the
 //     call runs out of attempts or time while its policy.Guard holds its
 //     retries back (a denied retry is waited out, not the end of the call);
+//   - a *retry.Error matching retry.ErrShed, at once and before the
+//     operation runs, when the policy.Guard holds new calls back while the
+//     dependency answers nothing but overload;
 //   - a *retry.Error matching retry.ErrHintTooLong and the last error, at
 //     once, when the operation's hint (retry.After, a Retry-After) asks for a
 //     wait above the policy's hint ceiling, past the time limit or past the

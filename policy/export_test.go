@@ -18,3 +18,6 @@ const (
 )
 
 var ResetOnSuccess = resetOnSuccess
+
+// InFlight returns the calls g counts in flight.
+func InFlight(g *Guard) int64 { return g.flight.Load() }

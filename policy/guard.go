@@ -16,6 +16,14 @@ const guardScale = 1_000_000
 // maxGuardTokens is the largest capacity NewGuard accepts.
 const maxGuardTokens = 1_000_000
 
+// stallRun is how many attempts in a row must show overload, with no
+// success or fast failure between them, before the guard holds new calls
+// back; stallInFlight is how many calls it lets be in flight meanwhile.
+const (
+	stallRun      = 16
+	stallInFlight = 16
+)
+
 // probeEvery is how often a guard with no token left lets one retry through
 // to learn whether the dependency is back.
 const probeEvery = time.Second
@@ -40,6 +48,7 @@ const probeEvery = time.Second
 //	cut short by the caller's context        nothing         nothing
 //	asking for a retry, admitted or denied                   nothing
 //	starting a hedge                                         -1
+//	a call held back before its first try    nothing
 //
 // An attempt shows overload when its own timeout cut it off, when its error
 // says it is a timeout (a Timeout method that returns true, as
@@ -65,6 +74,17 @@ const probeEvery = time.Second
 // counts the calls in flight that package retry tells it of
 // ([Guard.Start]).
 //
+// While the dependency answers nothing but overload, new calls are held
+// back too, before their first attempt. Once the last 16 attempts in a row
+// have shown overload, with no success or fast failure between them, at
+// most 16 calls may be in flight, and a call over them fails at once
+// without reaching the dependency ([Guard.Start], retry.ErrShed). The first
+// success or fast failure lets new calls through again. So a pause shorter
+// than the attempt timeout holds nothing back, as nothing times out during
+// it. A stall does, from its first timeouts on, so that the dependency's
+// queue stops growing with attempts their callers will have given up on by
+// the time it serves them. A dependency that fails fast is never held back.
+//
 // When no token is left, one retry a second still goes through, as a probe:
 // when it succeeds, it adds r like any success, and the retries of every
 // waiting call follow. A denied retry means "not now": package retry waits
@@ -79,13 +99,14 @@ const probeEvery = time.Second
 // what failures take (NewGuard(50, 1): up to about half its attempts
 // failing).
 //
-// A Guard is safe for concurrent use, its methods do not allocate, and it
-// reads no clock: the time is passed in. Its zero value admits nothing but
-// probes; use NewGuard.
+// A Guard is safe for concurrent use, its methods do not allocate (except
+// Start, to say why it holds a call back), and it reads no clock: the time
+// is passed in. Its zero value admits nothing but probes; use NewGuard.
 type Guard struct {
 	tokens atomic.Int64 // in millionths of a token, within [0, cap]
 	probe  atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
 	flight atomic.Int64 // the calls in flight, from Start to Done
+	stall  atomic.Int64 // the attempts in a row that showed overload, since the last answer
 	cap    int64        // capacity, in millionths
 	refill int64        // tokens a success adds, in millionths
 	err    error
@@ -154,6 +175,14 @@ func (g *Guard) Allow(now time.Time) bool {
 // caller's own mistake, or it was a hedge cancelled because another attempt
 // won) need not be recorded.
 func (g *Guard) Record(admitted bool, o Outcome) {
+	switch o {
+	case Overloaded:
+		g.stall.Add(1)
+	case Succeeded, Slow, Failed: // an answer: the dependency is not stalled
+		if g.stall.Load() != 0 { // a success reads the count, and writes it only after a stall
+			g.stall.Store(0)
+		}
+	}
 	switch {
 	case o == Succeeded:
 		g.add(g.refill, g.cap)
@@ -168,13 +197,32 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 	}
 }
 
-// Start tells the guard that a call is about to make its first attempt:
-// the call is in flight from then until [Guard.Done], its waits included.
-// Package retry tells the guard of every call its policy guards. An
+// Start tells the guard that a call is about to make its first attempt,
+// and returns nil when it may. It returns an error, which says why, when
+// the guard holds new calls back: the last 16 attempts in a row showed
+// overload, with no success or fast failure between them, and 16 calls are
+// in flight already. Either way the call is in flight from then until
+// [Guard.Done], its waits included: call Done once it ends, at once for a
+// call held back.
+//
+// Package retry tells the guard of every call its policy guards, and
+// returns retry.ErrShed for one held back (a Loop is never held back). An
 // integration that runs attempts itself and asks Allow for its retries
 // tells it too: Allow takes the caller asking for one of the calls in
 // flight, and a call alone in flight keeps its retries.
-func (g *Guard) Start() { g.flight.Add(1) }
+//
+// Start reads no clock and does not allocate, except to say why it holds a
+// call back.
+func (g *Guard) Start() error {
+	n := g.flight.Add(1)
+	if n <= stallInFlight {
+		return nil
+	}
+	if run := g.stall.Load(); run >= stallRun {
+		return fmt.Errorf("policy: guard: the last %d attempts showed overload and none was answered, with %d calls in flight", run, n-1)
+	}
+	return nil
+}
 
 // Done tells the guard that a call it was told of with Start has ended.
 func (g *Guard) Done() { g.flight.Add(-1) }

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -199,6 +200,79 @@ func TestGuardKeepsRetriesUnderIndependentFailures(t *testing.T) {
 	}
 }
 
+// stalled records n attempts that timed out, and starts calls until n are
+// in flight, each ended when the test ends.
+func stalled(t *testing.T, g *policy.Guard, n int) {
+	t.Helper()
+	for range n {
+		g.Record(false, policy.Overloaded)
+		require.NoError(t, g.Start())
+		t.Cleanup(g.Done)
+	}
+}
+
+// The guard holds new calls back once the last 16 attempts in a row showed
+// overload and 16 calls are in flight; the first answer lets them through
+// again, and a call held back is in flight until its Done, as any.
+func TestGuardHoldsNewCallsBackWhileStalled(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		run      int // attempts in a row that timed out
+		inFlight int
+		answer   func(g *policy.Guard) // after the run; nil: none
+		held     bool
+	}{
+		{"15 timeouts in a row", 15, 16, nil, false},
+		{"16 timeouts, 15 calls in flight", 16, 15, nil, false},
+		{"16 timeouts, 16 calls in flight", 16, 16, nil, true},
+		{"16 timeouts, 100 calls in flight", 16, 100, nil, true},
+		{"then a success", 16, 16, func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, false},
+		{"then a slow success", 16, 16, func(g *policy.Guard) { g.Record(true, policy.Slow) }, false},
+		{"then a fast failure", 16, 16, func(g *policy.Guard) { g.Record(true, policy.Failed) }, false},
+		{"then more timeouts", 16, 16, func(g *policy.Guard) { g.Record(true, policy.Overloaded) }, true},
+		{"a success, then 15 timeouts", 16, 16, func(g *policy.Guard) {
+			g.Record(false, policy.Succeeded)
+			for range 15 {
+				g.Record(false, policy.Overloaded)
+			}
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := policy.NewGuard(50, 1)
+			for range tt.run {
+				g.Record(false, policy.Overloaded)
+			}
+			for range tt.inFlight {
+				g.Start()
+				t.Cleanup(g.Done)
+			}
+			if tt.answer != nil {
+				tt.answer(g)
+			}
+			err := g.Start()
+			g.Done()
+			if !tt.held {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, "policy: guard: the last ")
+			require.ErrorContains(t, err, fmt.Sprintf("with %d calls in flight", tt.inFlight))
+		})
+	}
+}
+
+// A call held back is still in flight until Done: one alone in flight
+// afterwards keeps its retries.
+func TestGuardCallHeldBackIsInFlightUntilDone(t *testing.T) {
+	g := policy.NewGuard(1, 1)
+	stalled(t, g, 16)
+	require.Error(t, g.Start())
+	g.Done()
+	require.Zero(t, g.Tokens())
+	require.True(t, g.Allow(t0), "the probe")
+	require.False(t, g.Allow(t0), "17 calls in flight: none alone")
+}
+
 func TestGuardValidation(t *testing.T) {
 	for _, tt := range []struct {
 		tokens, ratio float64
@@ -262,6 +336,8 @@ func TestGuardConcurrentUse(t *testing.T) {
 			now := t0
 			for i := range 10000 {
 				now = now.Add(time.Millisecond)
+				_ = g.Start() // a call held back is in flight until Done too
+				defer g.Done()
 				switch (i + w) % 4 {
 				case 0:
 					g.Record(g.Allow(now), policy.Failed)
@@ -280,6 +356,7 @@ func TestGuardConcurrentUse(t *testing.T) {
 	wg.Wait()
 	require.GreaterOrEqual(t, g.Tokens(), 0.0)
 	require.LessOrEqual(t, g.Tokens(), 100.0)
+	require.Zero(t, policy.InFlight(g), "every call that started has ended")
 }
 
 func TestGuardAllocations(t *testing.T) {
@@ -290,19 +367,36 @@ func TestGuardAllocations(t *testing.T) {
 		_ = g.AllowHedge()
 		g.Record(false, policy.Overloaded)
 	}))
+	for range 20 { // calls in flight, so that Start looks at the stall
+		g.Start()
+		defer g.Done()
+	}
+	require.Zero(t, testing.AllocsPerRun(1000, func() {
+		if err := g.Start(); err != nil {
+			panic(err)
+		}
+		g.Record(false, policy.Succeeded)
+		g.Done()
+	}), "a first-try success while the guard lets calls through")
 }
 
 // FuzzGuard runs any sequence of outcomes, questions and calls starting
 // and ending against a guard of any capacity and ratio, and checks its
 // bounds: never negative, never above the capacity, tokens exactly as the
 // rule says, a retry admitted from a token exactly when one is left or its
-// call is alone in flight, at most one probe a second otherwise, and no
-// panic or overflow for any setting.
+// call is alone in flight, at most one probe a second otherwise, a call
+// held back exactly when 16 are in flight after 16 overloads in a row, and
+// no panic or overflow for any setting.
 func FuzzGuard(f *testing.F) {
 	f.Add(10.0, 0.5, []byte{0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 9, 6})
 	f.Add(1.0, 1.0, []byte{1, 0, 2, 5, 3, 8})
 	f.Add(1e6, 1e6, []byte{1, 1, 1, 0})
 	f.Add(math.Inf(1), math.NaN(), []byte{0})
+	stall := []byte{}
+	for range 17 {
+		stall = append(stall, 4, 12) // an overload, a call started
+	}
+	f.Add(50.0, 1.0, append(stall, 12, 2, 12, 14, 12))
 	f.Fuzz(func(t *testing.T, tokens, ratio float64, ops []byte) {
 		g := policy.NewGuard(tokens, ratio)
 		valid := policy.Default().WithGuard(g).Validate() == nil
@@ -321,7 +415,7 @@ func FuzzGuard(f *testing.F) {
 		half := math.Floor(ratio*1e6/2) / 1e6
 		want := capacity
 		now, lastProbe := t0, time.Time{}
-		inFlight := 0
+		inFlight, run := 0, 0 // calls in flight; attempts in a row that showed overload
 		for _, op := range ops {
 			now = now.Add(time.Duration(op>>4) * 100 * time.Millisecond)
 			admitted := op&1 == 1
@@ -343,8 +437,10 @@ func FuzzGuard(f *testing.F) {
 			case 1:
 				g.Record(admitted, policy.Succeeded)
 				want = max(min(want+ratio, capacity), want)
+				run = 0
 			case 2:
 				g.Record(admitted, policy.Overloaded)
+				run++
 				want = max(want-1, 0)
 				if admitted {
 					want = max(want-1, 0)
@@ -360,18 +456,23 @@ func FuzzGuard(f *testing.F) {
 				}
 			case 4:
 				g.Record(admitted, policy.Slow)
+				run = 0
 				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				want = max(min(want+ratio, line), want)
 			case 5:
 				g.Record(admitted, policy.Failed)
+				run = 0
 				if admitted {
 					want = max(want-1, 0)
 				} else {
 					want = max(want-half, 0)
 				}
 			case 6:
-				g.Start()
+				held := g.Start() != nil
 				inFlight++
+				if held != (inFlight > 16 && run >= 16) {
+					t.Fatalf("Start() held back %v with %d calls in flight after %d overloads in a row", held, inFlight-1, run)
+				}
 			case 7:
 				if inFlight > 0 { // Done only ends a call Start began
 					g.Done()

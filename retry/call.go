@@ -80,8 +80,11 @@ func (c *call) timed() bool {
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
 	if g := c.p.Guard(); g != nil {
-		g.Start()
+		held := g.Start()
 		defer g.Done()
+		if held != nil && !c.loop { // a Loop is never ended by the guard
+			return c.finish(c.giveUp(nil, ErrShed, held.Error()))
+		}
 	}
 	return c.runFrom(fn, c.attempt(fn, false))
 }

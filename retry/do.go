@@ -26,6 +26,9 @@ var (
 //     retries back: a denied retry is waited out and asked for again after
 //     the next wait, not the end of the call, but it uses up the attempt it
 //     replaced (ctx's deadline gives the context's error, as always);
+//   - an [*Error] matching [ErrShed], at once and before fn is called, when
+//     the policy's guard holds new calls back while the dependency answers
+//     nothing but overload;
 //   - an [*Error] matching [ErrHintTooLong] and the last error, at once, when
 //     fn's hint ([After]) asks for a wait above the policy's hint ceiling,
 //     past the time limit or past ctx's deadline;
@@ -46,9 +49,8 @@ var (
 // times (no deadline, time limit, hooks or stable-run reset rule) does not
 // read the clock for itself; its Elapsed is 0.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
-	if g, ok := first(ctx, fn != nil, p, opts); ok {
+	if g, ok := first(ctx, fn != nil, p, opts); ok && started(g) {
 		if g != nil {
-			g.Start()
 			defer g.Done()
 		}
 		err := fn(ctx)
@@ -83,6 +85,20 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 	}
 	_, deadline := ctx.Deadline()
 	return p.Guard(), !deadline && ctx.Err() == nil
+}
+
+// started tells g, if any, of a call about to make its first attempt, and
+// reports whether it may. A call g holds back is no longer in flight for
+// it: Do's general path says why.
+func started(g *policy.Guard) bool {
+	if g == nil {
+		return true
+	}
+	if g.Start() != nil {
+		g.Done()
+		return false
+	}
+	return true
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the

@@ -8,14 +8,16 @@
 // that call's stack, so a policy can be shared freely. When a call gives up
 // for any reason but the operation's own, its error is an [*Error] that
 // keeps the last operation error: errors.Is finds both it and the reason
-// ([ErrExhausted], [ErrThrottled], context.Canceled,
+// ([ErrExhausted], [ErrThrottled], [ErrShed], context.Canceled,
 // context.DeadlineExceeded). Operations steer the loop with [Permanent]
 // (stop now) and [After] (a server's hint of how long to wait); [Hooks]
 // observe it, and [SlogHooks] logs it.
 //
 // # The loop
 //
-// Every call runs the same steps, in this order, each a rule of its own:
+// A call whose policy's guard holds new calls back ends at once, before its
+// first attempt, with [ErrShed] ([Loop] is never held back). Every other
+// call runs the same steps, in this order, each a rule of its own:
 //
 //  1. make an attempt ([Hedge]: a round of attempts);
 //  2. end on success ([Loop]: go on), on a [Permanent] error or on one the

@@ -17,6 +17,15 @@ var ErrExhausted = errors.New("retry: exhausted")
 // waited out, not made. [Loop] is never ended by the guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
+// ErrShed is matched by the error a call returns at once, before its first
+// attempt, when its policy's guard holds new calls back: the dependency
+// answers nothing but overload (timeouts, pauses asked for), and as many
+// calls as the guard lets through are in flight already (see
+// policy.Guard.Start). The operation never ran, so the call may be made
+// again later whatever it does; the error's message says why it was held
+// back. [Loop] is never held back.
+var ErrShed = errors.New("retry: call shed")
+
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
 // still live (see policy.Policy.WithAttemptTimeout). Such attempts are
@@ -51,8 +60,8 @@ type Error struct {
 	// Last is the error of the last attempt, or nil if none ran (or, in
 	// Loop, if the last run succeeded).
 	Last error
-	// Cause says why the call stopped: ErrExhausted, ErrThrottled (the
-	// policy's guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
+	// Cause says why the call stopped: ErrExhausted, ErrThrottled or
+	// ErrShed (the policy's guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
 	// context's error (context.DeadlineExceeded also when the next wait
 	// would have ended after the context's deadline).
 	Cause error
@@ -76,7 +85,7 @@ func (e *Error) Error() string {
 	}
 	switch {
 	case e.Attempts == 0 && e.total == 0:
-		fmt.Fprintf(&b, "%v before the first attempt", e.Cause)
+		fmt.Fprintf(&b, "%s before the first attempt", head)
 	case e.loop:
 		fmt.Fprintf(&b, "%s after %d failed %s in a row (%s in all)", head, e.Attempts, plural(e.Attempts, "run"), count(e.total, "run"))
 	default:

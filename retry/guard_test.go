@@ -419,3 +419,109 @@ func TestGuardLoneCallerKeepsItsSuccesses(t *testing.T) {
 		require.InDelta(t, unguarded, guarded, 0.01)
 	})
 }
+
+// stalled makes g hold new calls back: 16 attempts in a row that timed
+// out, and 16 calls in flight until the test ends.
+func stalled(t *testing.T, g *policy.Guard) {
+	for range 16 {
+		g.Record(false, policy.Overloaded)
+		require.NoError(t, g.Start())
+		t.Cleanup(g.Done)
+	}
+}
+
+// While the guard holds new calls back, a call fails at once with ErrShed,
+// and the operation never runs: in Do's first-try path, under hooks (which
+// hear of it), in DoValue and in Hedge. A Loop is never held back. The
+// first success lets calls through again.
+func TestGuardHoldsNewCallsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		stalled(t, g)
+		p := policy.Constant(time.Second).WithMaxAttempts(3).WithGuard(g)
+		ran := 0
+		op := func(context.Context) error { ran++; return nil }
+		var done []retry.DoneEvent
+		hooks := retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }})
+		hp := p.WithHedging(policy.Hedging{Delay: time.Second})
+		for name, call := range map[string]func() error{
+			"Do":         func() error { return retry.Do(context.Background(), op, p) },
+			"Do, hooked": func() error { return retry.Do(context.Background(), op, p, hooks) },
+			"DoValue": func() error {
+				_, err := retry.DoValue(context.Background(), func(ctx context.Context) (int, error) { return 1, op(ctx) }, p)
+				return err
+			},
+			"Hedge": func() error { return retry.Hedge(context.Background(), op, hp) },
+		} {
+			start := time.Now()
+			err := call()
+			require.ErrorIs(t, err, retry.ErrShed, name)
+			require.NotErrorIs(t, err, retry.ErrThrottled, name)
+			require.Zero(t, time.Since(start), "%s: at once", name)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re, name)
+			require.Zero(t, re.Attempts, name)
+			require.Nil(t, re.Last, name)
+			require.Contains(t, err.Error(), "retry: call shed before the first attempt (policy: guard: the last 16 attempts showed overload and none was answered, with 16 calls in flight)", name)
+		}
+		require.Zero(t, ran, "the operation never ran")
+		require.Len(t, done, 1)
+		require.ErrorIs(t, done[0].Err, retry.ErrShed)
+		require.Zero(t, done[0].Attempts)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		err := retry.Loop(ctx, func(context.Context) error { ran++; return nil }, policy.Constant(10*time.Millisecond).WithGuard(g))
+		require.ErrorIs(t, err, context.DeadlineExceeded, "a Loop is never held back")
+		require.Equal(t, 10, ran)
+
+		g.Record(false, policy.Succeeded) // an answer
+		ran = 0
+		require.NoError(t, retry.Do(context.Background(), op, p))
+		require.Equal(t, 1, ran)
+	})
+}
+
+// A first-try success reads no clock while the guard lets calls through,
+// with few calls in flight or many.
+func TestGuardFirstTryReadsNoClock(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are only meaningful without -race")
+	}
+	clk := &countingClock{vclock: newVClock()}
+	g := policy.NewGuard(50, 1)
+	p := policy.Default().WithClock(clk).WithGuard(g)
+	for _, inFlight := range []int{0, 20} {
+		for range inFlight {
+			g.Start()
+			defer g.Done()
+		}
+		g.Record(false, policy.Overloaded) // a stall begun, not yet one
+		require.Zero(t, testing.AllocsPerRun(100, func() { _ = retry.Do(context.Background(), succeed, p) }), "%d in flight", inFlight)
+		require.Zero(t, clk.reads.Load(), "%d in flight", inFlight)
+	}
+}
+
+// A call whose operation panics is no longer in flight once the panic has
+// left Do: a call alone afterwards keeps its retries.
+func TestGuardCallThatPanicsLeavesTheFlight(t *testing.T) {
+	g := policy.NewGuard(10, 0.5)
+	drain(g)
+	g.Allow(time.Now()) // this second's probe, spent
+	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(g)
+	for _, first := range []bool{true, false} { // Do's first try, and a retry
+		func() {
+			defer func() { require.Equal(t, "boom", recover()) }()
+			n := 0
+			_ = retry.Do(context.Background(), func(context.Context) error {
+				if n++; first || n > 1 {
+					panic("boom")
+				}
+				return errFlaky
+			}, p)
+		}()
+	}
+	op := fails(2, errFlaky)
+	require.NoError(t, retry.Do(context.Background(), op.op, p), "alone in flight")
+	require.EqualValues(t, 3, op.calls.Load())
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -400,4 +401,31 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 	t.Logf("default guard: %.1f%% of the calls succeed; no guard: %.1f%%", 100*guarded, 100*unguarded)
 	require.InDelta(t, 1-0.7*0.7*0.7*0.7, unguarded, 0.03, "no guard: four attempts at 30 %")
 	require.InDelta(t, unguarded, guarded, 0.01, "the default guard beside no guard")
+}
+
+// A request the guard holds back before its first attempt comes back as a
+// transport error that never reached the server: no response, an error
+// matching retry.ErrShed, and the server never hears of it.
+func TestTransportRequestHeldBack(t *testing.T) {
+	srv, base, f := always503(t)
+	g := policy.NewGuard(50, 1)
+	for range 16 { // 16 requests in flight whose attempts timed out
+		g.Record(false, policy.Overloaded)
+		require.NoError(t, g.Start())
+		t.Cleanup(g.Done)
+	}
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
+	require.NoError(t, err)
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	require.Nil(t, resp)
+	require.ErrorIs(t, err, retry.ErrShed)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue, "as any transport error")
+	require.Zero(t, f.count(), "the server never heard of it")
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+	require.NoError(t, err)
+	resp, err = tr.RoundTrip(req)
+	require.Nil(t, resp)
+	require.ErrorIs(t, err, retry.ErrShed, "a request that is not retried is held back too")
+	require.Zero(t, f.count())
 }

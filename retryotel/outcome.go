@@ -20,11 +20,12 @@ const (
 	deadline                   // the call's deadline ended it, or the next wait would have passed it (context.DeadlineExceeded)
 	hintTooLong                // a server hint asked for a wait past the hint ceiling, the time limit or the deadline (retry.ErrHintTooLong)
 	invalid                    // refused before the first attempt (retry.ErrInvalid)
+	shed                       // held back by the guard before its first attempt (retry.ErrShed)
 	numOutcomes
 )
 
 var outcomeNames = [numOutcomes]string{
-	"success", "exhausted", "throttled", "permanent", "cancelled", "deadline", "hint_too_long", "invalid",
+	"success", "exhausted", "throttled", "permanent", "cancelled", "deadline", "hint_too_long", "invalid", "shed",
 }
 
 func (o outcome) String() string { return outcomeNames[o] }
@@ -52,6 +53,8 @@ func classify(err error) outcome {
 		return hintTooLong
 	case errors.Is(e.Cause, retry.ErrThrottled):
 		return throttled
+	case errors.Is(e.Cause, retry.ErrShed):
+		return shed
 	case errors.Is(e.Cause, retry.ErrExhausted):
 		return exhausted
 	case errors.Is(e.Cause, context.Canceled):

@@ -25,6 +25,7 @@ func TestClassify(t *testing.T) {
 		{&retry.Error{Attempts: 3, Cause: retry.ErrExhausted, Last: errOp}, exhausted},
 		{&retry.Error{Attempts: 3, Cause: retry.ErrExhausted, Last: context.Canceled}, exhausted},
 		{&retry.Error{Attempts: 1, Cause: retry.ErrThrottled, Last: errOp}, throttled},
+		{&retry.Error{Cause: retry.ErrShed}, shed},
 		{&retry.Error{Attempts: 2, Cause: context.Canceled, Last: errOp}, cancelled},
 		{&retry.Error{Attempts: 2, Cause: context.DeadlineExceeded, Last: errOp}, deadline},
 		{&retry.Error{Attempts: 1, Cause: retry.ErrHintTooLong, Last: errOp}, hintTooLong},

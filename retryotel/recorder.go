@@ -78,7 +78,8 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //
 //   - retry.client.calls (counter, {call}, and retry.outcome): calls by
 //     how they ended: success, exhausted, throttled, permanent, cancelled,
-//     deadline, hint_too_long or invalid;
+//     deadline, hint_too_long, invalid or shed (held back before its first
+//     attempt, retry.ErrShed);
 //   - retry.client.call.retries (histogram, {retry}, and retry.outcome):
 //     the retries of each call that retried, after A96's
 //     grpc.client.call.retries: its attempts, counting the first call,

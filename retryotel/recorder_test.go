@@ -204,6 +204,21 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// A call the guard holds back before its first attempt is counted, with
+// the outcome shed, and makes no retry.
+func TestMetricsOfACallHeldBack(t *testing.T) {
+	rec, reader := newRecorder(t)
+	g := policy.NewGuard(50, 1)
+	for range 16 {
+		g.Start() // calls in flight
+		t.Cleanup(g.Done)
+		g.Record(false, policy.Overloaded) // that timed out
+	}
+	err := retry.Do(t.Context(), failing(0), policy.Constant(0).WithGuard(g), retry.WithHooks(rec.Hooks()))
+	require.ErrorIs(t, err, retry.ErrShed)
+	require.Equal(t, []string{callsOf + "shed: 1"}, collect(t, reader))
+}
+
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)

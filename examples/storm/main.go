@@ -3,7 +3,8 @@
 // serves 1,000 a second, one at a time; each attempt times out after 1 s
 // (the server still spends its 1 ms on it) and clients retry from 100 ms,
 // doubling, capped at 2 s, jittered, at most 4 attempts. The server stalls
-// for 2 s (storm), slows below the load for 4 s (overload), fails a share of
+// for 2 s (storm) or for 100 to 800 ms (short stalls, shorter than the
+// attempt timeout), slows below the load for 4 s (overload), fails a share of
 // attempts at random (sporadic, partial), fails everything for 60 ms after
 // 20 s of health (blip), or is down for good; and a fleet of 1,000 calls
 // rides out a 10 s outage. It prints the goodput of the storm and the
@@ -45,6 +46,8 @@ func trouble(s storm.Scenario) time.Duration {
 func measure(c cell) string {
 	s, r := c.scenario, c.result
 	switch {
+	case s.Stall > 0 && s.Stall < storm.AttemptTimeout:
+		return fmt.Sprintf("%d lost", r.Lost())
 	case s.Stall > 0 || s.SlowOf > 0:
 		after, ok := r.Recovered(trouble(s), 0.95)
 		if !ok {
@@ -67,7 +70,11 @@ func measure(c cell) string {
 
 // goal says what the guard must reach in a scenario.
 var goal = map[string]string{
-	"storm":           "recovered ≤ 1s after no retry",
+	"storm":           "recovered ≤ 1s",
+	"stall 100ms":     "≤ no retry + 1%",
+	"stall 300ms":     "≤ no retry + 1%",
+	"stall 500ms":     "≤ no retry + 1%",
+	"stall 800ms":     "measured",
 	"overload":        "recovered ≤ 1s after no retry",
 	"sporadic 10%":    "≥ 99.9% succeed",
 	"partial 20%":     "≥ plain − 0.5 pp",
@@ -85,7 +92,10 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 
-	scenarios := []storm.Scenario{storm.Storm(), storm.Overload(), storm.Sporadic(), storm.Partial(0.2), storm.Partial(0.3),
+	scenarios := []storm.Scenario{storm.Storm(), storm.Overload(),
+		storm.ShortStall(100 * time.Millisecond), storm.ShortStall(300 * time.Millisecond),
+		storm.ShortStall(500 * time.Millisecond), storm.ShortStall(800 * time.Millisecond),
+		storm.Sporadic(), storm.Partial(0.2), storm.Partial(0.3),
 		storm.Partial(1.0 / 3), storm.Partial(0.4), storm.Blip(), storm.FleetOutage(), storm.Down(storm.FastOutage), storm.Down(storm.SlowOutage)}
 	clients := storm.Clients()
 	table := make([][]cell, len(scenarios))
@@ -119,11 +129,12 @@ func main() {
 		fmt.Printf("  %s\n", goal[row[0].scenario.Name])
 	}
 	fmt.Println()
-	fmt.Println("storm, overload: time to recover after the trouble ends; sporadic, partial: calls that")
-	fmt.Println("succeed; blip: calls lost; fleet: calls that succeed, and the 99th percentile of their")
-	fmt.Println("end after the outage; down: attempts per call. The guard admits retries while they pay")
-	fmt.Println("off and holds them back while they only add load: it rides out failures that retries")
-	fmt.Println("cure as plain retries do, and recovers from a storm as a client that never retries.")
+	fmt.Println("storm, overload: time to recover after the trouble ends; short stalls, blip: calls lost;")
+	fmt.Println("sporadic, partial: calls that succeed; fleet: calls that succeed, and the 99th percentile")
+	fmt.Println("of their end after the outage; down: attempts per call. The guard admits retries while")
+	fmt.Println("they pay off and holds them back while they only add load: it rides out failures that")
+	fmt.Println("retries cure as plain retries do. While the server answers nothing but timeouts it holds")
+	fmt.Println("new calls back too, so it recovers from a storm sooner than a client that never retries.")
 
 	if *svg != "" {
 		if err := os.WriteFile(*svg, chart(table), 0o644); err != nil {

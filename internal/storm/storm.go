@@ -49,6 +49,12 @@ type Scenario struct {
 	Slow     time.Duration // its time per attempt meanwhile
 	Seed     uint64        // for the random failures
 
+	// Callers, when not 0, makes the traffic a closed loop instead of
+	// Rate's open loop: that many callers, each making one call after
+	// another, Pause apart, until Duration has passed.
+	Callers int
+	Pause   time.Duration
+
 	// Policy is the clients' common policy, which each [Client] changes;
 	// nil: [Retrying].
 	Policy func() policy.Policy
@@ -72,6 +78,28 @@ func in(t, at, of time.Duration) bool {
 // server of 1,000 calls/s that stalls for 2 s at t = 5 s.
 func Storm() Scenario {
 	return Scenario{Name: "storm", Rate: 800, Duration: 40 * time.Second, Service: time.Millisecond, StallAt: 5 * time.Second, Stall: 2 * time.Second}
+}
+
+// ShortStall is the storm's traffic and server with a stall of d at
+// t = 5 s, for the sweep of short stalls: a pause shorter than the attempt
+// timeout times nothing out, and the guard holds nothing back.
+func ShortStall(d time.Duration) Scenario {
+	s := Storm()
+	s.Name, s.Stall, s.Duration = fmt.Sprintf("stall %v", d), d, 15*time.Second
+	return s
+}
+
+// ClosedOutage is a closed loop through an outage: 10,000 callers, each
+// making one call after another a second apart, for 12 s, through a 5 s
+// outage from t = 2 s whose attempts fail as o says; the server answers
+// at once otherwise.
+func ClosedOutage(o Outage) Scenario {
+	s := Scenario{Name: "closed loop, outage", Duration: 12 * time.Second, Callers: 10_000, Pause: time.Second,
+		Outage: o, OutageAt: 2 * time.Second, OutageOf: 5 * time.Second}
+	if o == SlowOutage {
+		s.Name = "closed loop, outage by timeout"
+	}
+	return s
 }
 
 // Overload is the same traffic against a server that slows down below it,
@@ -183,6 +211,9 @@ type Result struct {
 	Calls     int
 	Succeeded int
 	Attempts  int
+	// Shed is how many calls the guard held back before their first
+	// attempt (retry.ErrShed).
+	Shed int
 	// Ends holds when each call ended, from the start of the run.
 	Ends []time.Duration
 	// Goodput holds, for each second of arrivals, the share of the calls
@@ -252,13 +283,41 @@ type run struct {
 	free time.Duration // when the server can start the next attempt
 
 	ok       []bool          // by call
+	shed     []bool          // by call: held back before its first attempt
+	made     []bool          // by call, in a closed loop: the call was made before the end
+	begins   []time.Duration // by call, in a closed loop
 	ends     []time.Duration // by call
 	attempts []atomic.Int64  // by call; hedged attempts of one call run at once
 }
 
 func newRun(s Scenario, p policy.Policy, e env) *run {
 	n := s.Rate * int(s.Duration/time.Second)
-	return &run{s: s, p: p, env: e, ok: make([]bool, n), ends: make([]time.Duration, n), attempts: make([]atomic.Int64, n)}
+	if s.Callers > 0 {
+		n = s.Callers * s.perCaller()
+	}
+	r := &run{s: s, p: p, env: e, ok: make([]bool, n), shed: make([]bool, n), ends: make([]time.Duration, n), attempts: make([]atomic.Int64, n)}
+	if s.Callers > 0 {
+		r.made, r.begins = make([]bool, n), make([]time.Duration, n)
+	}
+	return r
+}
+
+// perCaller is the most calls one caller of a closed loop can make.
+func (s Scenario) perCaller() int { return int(s.Duration/s.Pause) + 1 }
+
+// caller makes the calls of caller c of a closed loop, each with do, and
+// waits with wait between them.
+func (r *run) caller(c int, do func(i int), wait func(time.Duration)) {
+	for k := range r.s.perCaller() {
+		now := r.env.now()
+		if now >= r.s.Duration {
+			return
+		}
+		i := c*r.s.perCaller() + k
+		r.made[i], r.begins[i] = true, now
+		do(i)
+		wait(r.s.Pause)
+	}
 }
 
 // arrival returns when call i arrives.
@@ -269,7 +328,7 @@ func (r *run) arrival(i int) time.Duration {
 // call makes call i, and is the only writer of its entries.
 func (r *run) call(i int) {
 	err := retry.Do(context.Background(), func(ctx context.Context) error { return r.attempt(ctx, i) }, r.p)
-	r.ok[i] = err == nil
+	r.ok[i], r.shed[i] = err == nil, errors.Is(err, retry.ErrShed)
 	r.ends[i] = r.env.now()
 }
 
@@ -311,19 +370,34 @@ func (r *run) enqueue(now time.Duration) time.Duration {
 }
 
 func (r *run) result() Result {
-	res := Result{Calls: len(r.ok), Goodput: make([]float64, int(r.s.Duration/time.Second)), Ends: r.ends}
+	res := Result{Goodput: make([]float64, int(r.s.Duration/time.Second))}
 	perSecond := make([]int, len(res.Goodput))
 	for i, ok := range r.ok {
+		sec := 0
+		switch {
+		case r.made == nil:
+			sec = int(r.arrival(i) / time.Second)
+		case !r.made[i]:
+			continue
+		default:
+			sec = min(int(r.begins[i]/time.Second), len(perSecond)-1)
+		}
+		res.Calls++
+		res.Ends = append(res.Ends, r.ends[i])
 		res.Attempts += int(r.attempts[i].Load())
-		sec := int(r.arrival(i) / time.Second)
 		perSecond[sec]++
 		if ok {
 			res.Succeeded++
 			res.Goodput[sec]++
 		}
+		if r.shed[i] {
+			res.Shed++
+		}
 	}
 	for sec, n := range perSecond {
-		res.Goodput[sec] /= float64(n)
+		if n > 0 {
+			res.Goodput[sec] /= float64(n)
+		}
 	}
 	return res
 }
@@ -349,17 +423,24 @@ func RunRealThrough(s Scenario, call func(i int, attempt func(ctx context.Contex
 func runReal(s Scenario, p policy.Policy, through func(int, func(context.Context) error) bool) Result {
 	start := time.Now()
 	r := newRun(s, p, realEnv{start})
-	var wg sync.WaitGroup
-	for i := range r.ok {
-		time.Sleep(r.arrival(i) - time.Since(start))
-		if through == nil {
-			wg.Go(func() { r.call(i) })
-			continue
-		}
-		wg.Go(func() {
+	do := r.call
+	if through != nil {
+		do = func(i int) {
 			r.ok[i] = through(i, func(ctx context.Context) error { return r.attempt(ctx, i) })
 			r.ends[i] = r.env.now()
-		})
+		}
+	}
+	var wg sync.WaitGroup
+	if s.Callers > 0 {
+		for c := range s.Callers {
+			wg.Go(func() { r.caller(c, do, time.Sleep) })
+		}
+		wg.Wait()
+		return r.result()
+	}
+	for i := range r.ok {
+		time.Sleep(r.arrival(i) - time.Since(start))
+		wg.Go(func() { do(i) })
 	}
 	wg.Wait()
 	return r.result()

@@ -157,6 +157,13 @@ func RunVirtual(s Scenario, p policy.Policy) Result {
 	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	v := NewVirtual(start)
 	r := newRun(s, p.WithClock(v).WithRandom(rand.NewPCG(s.Seed, 0x5eed)), virtualEnv{v, start})
+	if s.Callers > 0 {
+		for c := range s.Callers {
+			v.Go(start, func() { r.caller(c, r.call, func(d time.Duration) { <-v.After(d) }) })
+		}
+		v.Run()
+		return r.result()
+	}
 	var arrive func(i int)
 	arrive = func(i int) {
 		if i+1 < len(r.ok) {
