@@ -94,6 +94,7 @@ type Transport struct {
 	opts      []retry.Option // given with WithRetryOptions, clipped
 	guard     *policy.Guard  // the guard given with WithGuard
 	guardSet  bool           // WithGuard was given
+	loopFirst bool           // the loop makes the first attempt too (see firstTry)
 	built     bool
 }
 
@@ -212,6 +213,7 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
 	t.p = p
+	t.loopFirst = len(t.opts) > 0 || t.timeout > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0
 	return t, nil
 }
 
@@ -252,32 +254,73 @@ func (e *statusError) Timeout() bool {
 
 // RoundTrip sends req, retrying as the Transport's doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
+	switch {
+	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
+		c := t.newCall(req)
+		return c.send(req) // the body cannot be sent twice: one attempt
+	case t.hedged(req):
+		c := t.newCall(req)
+		return c.runHedged()
+	case t.loopFirst:
+		c := t.newCall(req)
+		return c.run()
+	}
+	return t.firstTry(req)
+}
+
+// firstTry makes the first attempt of a request before any of the retry
+// loop is set up, so that a request that succeeds at once costs about what
+// it costs through the base RoundTripper. The loop starts only when the
+// outcome is one to retry, and takes that outcome as its first attempt's.
+// The guard hears of the outcome as the loop would tell it.
+//
+// A Transport with options, a per-attempt timeout, a time limit or a
+// stable-run reset rule has the loop make the first attempt too (see
+// loopFirst): hooks see every request, and the loop's clock starts with it.
+func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
+	base, p, retryable := t.settings()
+	var start time.Time
+	if _, timed := req.Context().Deadline(); timed {
+		start = now(p.Clock()) // the call's time counts from here, should it retry
+	}
+	resp, err := base.RoundTrip(req)
+	switch {
+	case retryable(req, resp, err):
+		c := t.newCall(req)
+		c.n, c.first = 1, firstAttempt{resp: resp, err: err, start: start, made: true, pending: true}
+		return c.run()
+	case err != nil || failed(resp):
+		c := t.newCall(req)
+		c.tell(false, resp, err) // a failure, which final tells on the loop's path
+		return resp, err
+	}
+	if g := p.Guard(); g != nil && req.Context().Err() == nil {
+		g.Record(false, policy.Succeeded) // a success, which the loop tells on its path
+	}
+	return resp, nil
+}
+
+// settings returns the base RoundTripper, the policy and the
+// classification that the Transport's requests use, a zero Transport's
+// defaults included.
+func (t *Transport) settings() (http.RoundTripper, policy.Policy, func(*http.Request, *http.Response, error) bool) {
+	base, p, retryable := t.base, t.p, t.retryable
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	p := t.p
 	if !t.built {
 		p = defaultPolicy
 	}
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-		// The body cannot be sent twice: one attempt.
-		if t.timeout == 0 {
-			return base.RoundTrip(req)
-		}
-		c := &call{t: t, req: req, base: base, p: p}
-		return c.send(req)
-	}
-	retryable := t.retryable
 	if retryable == nil {
 		retryable = DefaultRetryable
 	}
-	if t.hedged(req) {
-		c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
-		return c.runHedged()
-	}
-	c := &call{t: t, req: req, base: base, p: p, retryable: retryable}
-	return c.run()
+	return base, p, retryable
+}
+
+// newCall returns the call of one RoundTrip.
+func (t *Transport) newCall(req *http.Request) call {
+	base, p, retryable := t.settings()
+	return call{t: t, req: req, base: base, p: p, retryable: retryable}
 }
 
 // call is the state of one RoundTrip that may retry.
@@ -292,18 +335,38 @@ type call struct {
 	n     int            // attempts sent
 	held  *http.Response // the last retryable response, not yet released
 	next  *http.Request  // the next attempt's request, its body rewound already
+
+	first firstAttempt // the first attempt, when firstTry made it before the loop started
 }
 
-func (c *call) run() (*http.Response, error) {
-	ctx := c.req.Context()
-	c.hooks.OnRetry = c.onRetry
-	var resp *http.Response
-	var err error
-	if len(c.t.opts) == 0 { // no slice to build: the common case allocates nothing more
-		resp, err = retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
-	} else {
-		resp, err = retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+// firstAttempt is the outcome of a first attempt that firstTry made
+// before the loop started, for the loop to take as its own.
+type firstAttempt struct {
+	resp    *http.Response
+	err     error
+	start   time.Time     // when it started; read only for a request with a deadline
+	toLoop  time.Duration // from its start to the loop's
+	made    bool          // firstTry made the first attempt
+	pending bool          // the loop has yet to take its outcome
+}
+
+// elapsed returns the time of a call whose loop took d: the loop's clock
+// started after the first attempt, whose time is added. A request that
+// nothing times read no clock for its first attempt: its call tells no
+// time, rather than one that leaves that attempt out, as package retry's
+// calls that nothing times.
+func (f *firstAttempt) elapsed(d time.Duration) time.Duration {
+	if f.start.IsZero() {
+		return 0
 	}
+	return f.toLoop + d
+}
+
+// run makes the request's attempts through the retry loop and returns
+// what RoundTrip returns.
+func (c *call) run() (*http.Response, error) {
+	resp, err := c.loop()
+	ctx := c.req.Context()
 	if c.next != nil && c.next.Body != nil {
 		_ = c.next.Body.Close() // rewound for an attempt that never came
 	}
@@ -325,6 +388,32 @@ func (c *call) run() (*http.Response, error) {
 	release(c.held)
 	c.held = nil
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)
+}
+
+// loop runs the retry loop, and returns its result.
+func (c *call) loop() (*http.Response, error) {
+	ctx := c.req.Context()
+	c.hooks.OnRetry = c.onRetry
+	first := &c.first
+	if first.made && !first.start.IsZero() {
+		first.toLoop = now(c.p.Clock()).Sub(first.start)
+	}
+	var resp *http.Response
+	var err error
+	if len(c.t.opts) == 0 { // no slice to build: the common case allocates nothing more
+		resp, err = retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
+	} else {
+		resp, err = retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+	}
+	if first.pending {
+		// The loop never took the first attempt's outcome: the request's
+		// context ended before it started.
+		c.held, err = first.resp, &retry.Error{Attempts: 1, Last: c.lastError(first.resp, first.err), Cause: ctx.Err()}
+	}
+	if e, ok := err.(*retry.Error); ok && first.made {
+		e.Elapsed = first.elapsed(e.Elapsed)
+	}
+	return resp, err
 }
 
 // onRetry runs when a wait is really about to start: the response of the
@@ -353,7 +442,13 @@ func (t *Transport) options(own retry.Option) []retry.Option {
 }
 
 // attempt makes one attempt and classifies its result for the retry loop.
+// The loop's first attempt may have been made already, by firstTry: its
+// outcome, one to retry, is then the loop's.
 func (c *call) attempt(context.Context) (*http.Response, error) {
+	if c.first.pending {
+		c.first.pending = false
+		return c.toRetry(c.first.resp, c.first.err)
+	}
 	if c.held != nil {
 		// A response kept through the wait (see onRetry): this attempt's
 		// outcome replaces it as the final one.
@@ -372,6 +467,13 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
 	}
+	return c.toRetry(resp, err)
+}
+
+// toRetry returns, for the loop, the outcome of an attempt that is one to
+// retry: the response is held, and the request's body rewound for the next
+// attempt.
+func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
 	// and when GetBody fails the outcome is final, as for a body that has
@@ -393,6 +495,15 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	}
 	c.held = resp
 	return resp, c.statusError(resp)
+}
+
+// lastError returns the error the loop would see for an attempt's outcome
+// that is one to retry.
+func (c *call) lastError(resp *http.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.statusError(resp)
 }
 
 // statusError returns the error of an attempt that got resp, a response to
