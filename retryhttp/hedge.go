@@ -93,13 +93,17 @@ func (c *call) runHedged() (*http.Response, error) {
 		if !c.retryable(c.req, resp, err) {
 			return c.final(resp, err, admitted)
 		}
+		e := c.lastError(resp, err)
+		if !c.t.policyRetries(e) {
+			return c.final(resp, err, admitted)
+		}
 		if err != nil {
 			return nil, err
 		}
 		hs.mu.Lock()
 		hs.pending = append(hs.pending, resp)
 		hs.mu.Unlock()
-		return resp, c.statusError(resp)
+		return resp, e
 	}
 	var resp *http.Response
 	var err error
@@ -117,7 +121,7 @@ func (c *call) runHedged() (*http.Response, error) {
 	// The call ended with a retryable response in hand, which no further
 	// attempt follows: as without hedging, it is the final response.
 	if ctx.Err() == nil {
-		return withErr(resp, err), nil
+		return withErr(resp, c.req, err), nil
 	}
 	hs.release(resp)
 	return nil, fmt.Errorf("retryhttp: %s %s: %w", c.req.Method, c.req.URL.Redacted(), err)

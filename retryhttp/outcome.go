@@ -1,42 +1,75 @@
 package retryhttp
 
 import (
-	"io"
+	"context"
 	"net/http"
 
 	"github.com/retrykit/retrykit/retry"
 )
 
 // Err returns why the Transport stopped retrying the request whose final
-// response is resp, when it returned a response it would have retried: an
-// *retry.Error matching retry.ErrThrottled when the guard held the retries
-// back, retry.ErrExhausted when the policy's limits ended them,
-// retry.ErrHintTooLong when the server's Retry-After was too long, or
-// context.DeadlineExceeded when the next wait would have passed the
-// request's deadline. Its Last is the last attempt's error: an attempt cut
-// off by the policy's per-attempt timeout matches retry.ErrAttemptTimeout,
-// and context.DeadlineExceeded too, as in package retry. It returns nil for any other response: one that was
-// not to be retried, or that no Transport returned.
+// response is resp, when it returned a response it would have retried. The
+// error is one of these:
+//
+//   - an *retry.Error matching retry.ErrThrottled, when the guard held the
+//     retries back;
+//   - an *retry.Error matching retry.ErrExhausted, when the policy's limits
+//     ended them;
+//   - an *retry.Error matching retry.ErrHintTooLong, when the server's
+//     Retry-After asked for too long a wait;
+//   - an *retry.Error matching context.DeadlineExceeded, when the next wait
+//     would have passed the request's deadline;
+//   - the error of the request's GetBody, as "retryhttp: rewinding the
+//     request body: " and GetBody's error, when the body could not be sent
+//     again for the next attempt. It is no *retry.Error.
+//
+// An *retry.Error's Last is the last attempt's error. An attempt cut off by
+// the policy's per-attempt timeout matches retry.ErrAttemptTimeout, and
+// context.DeadlineExceeded too, as in package retry. Its Elapsed counts
+// from the start of the request. A request that nothing times (no deadline,
+// options or limits on time) may tell no time, as in package retry.
+//
+// Err returns nil for any other response: one that was not to be retried,
+// whether by the Transport's classification, [WithRetryIf] or the policy's
+// own predicate (policy.Policy.WithRetryIf), and one that no Transport
+// returned.
+//
+// Err reads the error from resp.Request. The Transport hands the final
+// response back with a copy of the request it sent, whose context carries
+// the error. So Err keeps working when something wraps the body (as
+// http.Client does when it has a Timeout) or copies the Response. It
+// returns nil once resp.Request is replaced.
 func Err(resp *http.Response) error {
-	if resp == nil {
+	if resp == nil || resp.Request == nil {
 		return nil
 	}
-	if b, ok := resp.Body.(*errBody); ok {
-		return b.err
+	n, ok := resp.Request.Context().Value(noteKey{}).(*note)
+	if !ok || n.req != resp.Request {
+		return nil // the context was handed on to another request
 	}
-	return nil
+	return n.err
 }
 
-// errBody is the body of a final response that the Transport would have
-// retried, carrying the error that ended the retries for [Err].
-type errBody struct {
-	io.ReadCloser
+// note is the error that ended a call's retries, left on its final
+// response's request for [Err].
+type note struct {
+	req *http.Request // the request it was left on
 	err error
 }
 
-// withErr returns resp with its body carrying err.
-func withErr(resp *http.Response, err error) *http.Response {
-	resp.Body = &errBody{ReadCloser: resp.Body, err: err}
+type noteKey struct{}
+
+// withErr returns resp with err left on it for Err. sent is the request of
+// the attempt that got resp, used when the base RoundTripper left
+// resp.Request nil.
+func withErr(resp *http.Response, sent *http.Request, err error) *http.Response {
+	r := resp.Request
+	if r == nil {
+		r = sent
+	}
+	n := &note{err: err}
+	n.req = r.WithContext(context.WithValue(r.Context(), noteKey{}, n))
+	resp.Request = n.req
 	return resp
 }
 

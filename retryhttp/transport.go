@@ -42,7 +42,12 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // 503 and 504, for requests that are safe to repeat: GET, HEAD, OPTIONS,
 // TRACE, PUT, DELETE, or any request with a non-empty Idempotency-Key
 // header. Once the request's context is done, nothing is retried.
-// [WithRetryIf] replaces this classification. The base transport may
+// [WithRetryIf] replaces this classification. The policy's own predicate
+// (policy.Policy.WithRetryIf), if it has one, is asked next with the
+// attempt's error. For a response, that error's message is "status " and
+// the status, such as "status 503 Service Unavailable". An outcome that
+// either refuses is final. A response then comes back with a nil error, and
+// [Err] returns nil for it. The base transport may
 // send a request again on its own: net/http does, for an idempotent request
 // whose reused connection is reset before any response, and the policy's
 // attempts do not count that.
@@ -91,10 +96,11 @@ type Transport struct {
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
 	timeout   time.Duration // the policy's per-attempt timeout
 	retryable func(req *http.Request, resp *http.Response, err error) bool
-	opts      []retry.Option // given with WithRetryOptions, clipped
-	guard     *policy.Guard  // the guard given with WithGuard
-	guardSet  bool           // WithGuard was given
-	loopFirst bool           // the loop makes the first attempt too (see firstTry)
+	retryIf   func(error) bool // the policy's own predicate, asked by the Transport rather than the loop
+	opts      []retry.Option   // given with WithRetryOptions, clipped
+	guard     *policy.Guard    // the guard given with WithGuard
+	guardSet  bool             // WithGuard was given
+	loopFirst bool             // the loop makes the first attempt too (see firstTry)
 	built     bool
 }
 
@@ -212,7 +218,9 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
 		return nil, fmt.Errorf("retryhttp: %w", err)
 	}
-	t.p = p
+	// The Transport asks the policy's predicate itself (see toRetry), so
+	// that an outcome it refuses is final as one WithRetryIf refuses.
+	t.retryIf, t.p = p.Retryable, p.WithRetryIf(nil)
 	t.loopFirst = len(t.opts) > 0 || t.timeout > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0
 	return t, nil
 }
@@ -383,7 +391,7 @@ func (c *call) run() (*http.Response, error) {
 	// attempt follows: the policy's limits, the guard, a hint too long, the
 	// deadline. Err tells why.
 	if ctx.Err() == nil {
-		return withErr(c.held, err), nil // the final response, its body untouched
+		return withErr(c.held, c.req, err), nil // the final response, its body untouched
 	}
 	release(c.held)
 	c.held = nil
@@ -470,10 +478,15 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 	return c.toRetry(resp, err)
 }
 
-// toRetry returns, for the loop, the outcome of an attempt that is one to
-// retry: the response is held, and the request's body rewound for the next
-// attempt.
+// toRetry returns, for the loop, the outcome of an attempt that the
+// Transport's classification retries. The policy's own predicate is asked
+// next: an outcome it refuses is final. Otherwise the response is held, and
+// the request's body rewound for the next attempt.
 func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
+	e := c.lastError(resp, err)
+	if !c.t.policyRetries(e) {
+		return c.final(resp, err, c.n > 1)
+	}
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
 	// and when GetBody fails the outcome is final, as for a body that has
@@ -494,7 +507,14 @@ func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
 		return nil, err
 	}
 	c.held = resp
-	return resp, c.statusError(resp)
+	return resp, e
+}
+
+// policyRetries reports whether the policy's own predicate
+// (policy.Policy.WithRetryIf) retries e, the error of an attempt that the
+// Transport's classification retries.
+func (t *Transport) policyRetries(e error) bool {
+	return t.retryIf == nil || t.retryIf(e)
 }
 
 // lastError returns the error the loop would see for an attempt's outcome
