@@ -88,8 +88,7 @@ func TestDeadlineSeenFirstByTheTransport(t *testing.T) {
 		p:       attemptTimeout,
 		calls:   2,
 		elapsed: 2*(100*time.Millisecond+time.Millisecond) + time.Second,
-		is:      []error{retry.ErrAttemptTimeout, retry.ErrExhausted},
-		isNot:   []error{context.DeadlineExceeded},
+		is:      []error{retry.ErrAttemptTimeout, context.DeadlineExceeded, retry.ErrExhausted},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -161,7 +160,29 @@ func TestAttemptTimeoutSeenFirstByTheServer(t *testing.T) {
 	_, err := c.Check(t.Context(), req)
 	require.Equal(t, codes.DeadlineExceeded, status.Code(err))
 	require.ErrorIs(t, err, retry.ErrAttemptTimeout)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "as an attempt timeout does in package retry")
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.NotErrorIs(t, err, context.DeadlineExceeded)
 	require.Equal(t, 2, h.count())
+}
+
+// A call whose attempts all run out of the policy's per-attempt timeout
+// ends with an error whose last attempt matches retry.ErrAttemptTimeout and
+// context.DeadlineExceeded, as in package retry, and whose code is
+// DeadlineExceeded. The call's own context is live: the caller tells the
+// two deadlines apart by ErrAttemptTimeout, or by asking its context.
+func TestAttemptTimeoutsMatchDeadlineExceeded(t *testing.T) {
+	h := &health{steps: []step{{hang: true}}}
+	p := policy.Constant(0).WithMaxAttempts(3).WithAttemptTimeout(20 * time.Millisecond)
+	c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
+	_, err := c.Check(t.Context(), req)
+	require.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 3, re.Attempts)
+	require.ErrorIs(t, re.Last, retry.ErrAttemptTimeout)
+	require.ErrorIs(t, re.Last, context.DeadlineExceeded)
+	require.Equal(t, codes.DeadlineExceeded, status.Code(re.Last), "the last status")
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.NoError(t, t.Context().Err())
+	require.Equal(t, 3, h.count())
 }

@@ -24,6 +24,17 @@ func (e *statusError) Error() string              { return e.err.Error() }
 func (e *statusError) Unwrap() error              { return e.err }
 func (e *statusError) GRPCStatus() *status.Status { return e.st }
 
+// attemptDeadlineError is the error of an attempt that the policy's
+// per-attempt timeout ended: the attempt's status, which also matches
+// context.DeadlineExceeded. An attempt's error is its own context's, as
+// retry.ErrAttemptTimeout's doc says, and a gRPC status alone matches no
+// context error.
+type attemptDeadlineError struct{ err error }
+
+func (e *attemptDeadlineError) Error() string              { return e.err.Error() }
+func (e *attemptDeadlineError) Unwrap() []error            { return []error{e.err, context.DeadlineExceeded} }
+func (e *attemptDeadlineError) GRPCStatus() *status.Status { return status.Convert(e.err) }
+
 // toStatus gives what retry.Do returned the status a gRPC caller expects:
 //
 //   - nil, a server's status (a code that is not retried, a pushback that

@@ -117,12 +117,13 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 		return err // retry.Do stops with the context's error and this one
 	}
 	if attempt.Err() != nil {
-		return err // the policy's per-attempt timeout: retry.Do retries it
+		// The policy's per-attempt timeout: retry.Do retries it.
+		return &attemptDeadlineError{err: err}
 	}
 	if ownTimeout(caller, attempt) && status.Code(err) == codes.DeadlineExceeded {
 		// The server, or the transport, saw the attempt's own deadline a
 		// moment before the attempt's context did: the same timeout.
-		return err
+		return &attemptDeadlineError{err: err}
 	}
 	if !c.retryable(status.Code(err)) || !p.Retryable(err) {
 		return retry.Permanent(err)

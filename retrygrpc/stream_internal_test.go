@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
 )
 
 // blockedSend is a stream whose SendMsg waits, as gRPC's does on flow
@@ -69,10 +70,13 @@ func TestAttemptDeadlineSeenFirstByTheServerIsRetried(t *testing.T) {
 	c := newConfig(nil)
 	err := status.Error(codes.DeadlineExceeded, "stream terminated by RST_STREAM with error code: CANCEL")
 	got := c.classify(policy.Default(), caller, attempt, err, nil)
-	require.Same(t, err, got, "retried as the timeout it is, not made permanent")
+	require.False(t, retry.Classify(got).Permanent, "retried as the timeout it is, not made permanent")
+	require.ErrorIs(t, got, err)
+	require.ErrorIs(t, got, context.DeadlineExceeded, "an attempt timeout matches it, as in package retry")
+	require.Equal(t, codes.DeadlineExceeded, status.Code(got))
 
 	// Without an attempt deadline of its own, the server's DeadlineExceeded
 	// is not in the retried set.
 	got = c.classify(policy.Default(), caller, caller, err, nil)
-	require.NotSame(t, err, got)
+	require.True(t, retry.Classify(got).Permanent)
 }

@@ -40,8 +40,10 @@ import (
 // it, which can be a moment before the context's own timer fires. A
 // DeadlineExceeded that comes past the call's or the attempt's deadline
 // waits for that timer, for a second at most, so that the error says which
-// deadline ran out: the call's matches context.DeadlineExceeded, the
-// attempt's retry.ErrAttemptTimeout.
+// deadline ran out. When the call's did, the error matches
+// context.DeadlineExceeded and not retry.ErrAttemptTimeout. When the
+// attempts' did, it matches retry.ErrAttemptTimeout, and
+// context.DeadlineExceeded too, as an attempt timeout does in package retry.
 //
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
