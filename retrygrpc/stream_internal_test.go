@@ -17,13 +17,19 @@ import (
 )
 
 // blockedSend is a stream whose SendMsg waits, as gRPC's does on flow
-// control, until the other side has received.
+// control, until the other side has received. It tells sending when a
+// SendMsg has started to wait.
 type blockedSend struct {
 	grpc.ClientStream
+	sending  chan struct{}
 	received chan struct{}
 }
 
-func (b *blockedSend) SendMsg(any) error { <-b.received; return nil }
+func (b *blockedSend) SendMsg(any) error {
+	close(b.sending)
+	<-b.received
+	return nil
+}
 func (b *blockedSend) RecvMsg(any) error {
 	select {
 	case b.received <- struct{}{}:
@@ -39,7 +45,7 @@ func TestStreamSendWaitingOnFlowControlDoesNotBlockRecv(t *testing.T) {
 	// One goroutine sends while another receives, as grpc.ClientStream
 	// allows: a send that waits for the peer must not hold the lock the
 	// receiver needs to take its message in.
-	fake := &blockedSend{received: make(chan struct{})}
+	fake := &blockedSend{sending: make(chan struct{}), received: make(chan struct{})}
 	streamer := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
 		return fake, nil
 	}
@@ -47,7 +53,7 @@ func TestStreamSendWaitingOnFlowControlDoesNotBlockRecv(t *testing.T) {
 	require.NoError(t, err)
 	sent := make(chan error, 1)
 	go func() { sent <- cs.SendMsg(wrapperspb.String("hello")) }()
-	time.Sleep(10 * time.Millisecond) // let the send take the lock and wait
+	<-fake.sending // the send waits for the peer, past everything the interceptor does first
 	recvd := make(chan error, 1)
 	go func() { recvd <- cs.RecvMsg(new(wrapperspb.StringValue)) }()
 	select {
