@@ -7,24 +7,47 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-// hold is how long a requeue the guard denies waits at most. A workqueue
-// runs an item whenever its delay ends, so "not now" has to be a delay, and
-// a long one, since a dependency that fails for everyone rarely comes back
-// within milliseconds (the guard's probes find out when it does). Denied
-// items come back spread over the hold's second half, so that a recovery
-// finds them neither all at once nor long after it.
-const hold = time.Minute
+// A workqueue runs an item whenever its delay ends, so a requeue the guard
+// denies cannot be asked again later: "not now" has to be a delay, longer
+// than the back-off's. Every time a held item comes back, it is reconciled,
+// which is load on the dependency. Denied items come back spread over the
+// second half of their hold, so that a recovery finds them neither all at
+// once nor long after it.
+const (
+	// shortHold bounds the wait of a denied requeue while few objects fail:
+	// the backlog of a blip comes back within seconds of its end.
+	shortHold = 5 * time.Second
+	// longHold bounds the wait of a denied requeue while many objects fail:
+	// a dependency that fails for that many rarely comes back within
+	// seconds, and the backlog sits out the outage rather than add to it.
+	longHold = time.Minute
+	// fewFailing is the most objects failing in a row for which a denied
+	// requeue takes the short hold: twice the capacity of the default guard,
+	// which admits about its capacity of retries before it holds back.
+	fewFailing = 2 * guardTokens
+)
+
+// guardTokens and guardRatio make the guard NewRateLimiter gives a limiter
+// of its own, as retryhttp.New does a Transport.
+const (
+	guardTokens = 50
+	guardRatio  = 1
+)
 
 // admit tells the guard of the failure that led to a requeue, and asks it
 // whether the requeue may go ahead at its back-off delay d; it returns the
 // delay to wait. In a controller every failed reconcile is load that
 // requeues make (an object's reconcile is run again and again, so there is
 // no first try to set apart): each takes a token. A denied requeue waits
-// the hold, never less than d.
+// the short or the long hold, never less than d.
 func (l *limiter[T]) admit(d time.Duration, now time.Time) time.Duration {
 	l.guard.Record(true, policy.Failed) // a controller's error says nothing of overload
 	if l.guard.Allow(now) {
 		return d
+	}
+	hold := longHold
+	if l.table.Len() <= fewFailing {
+		hold = shortHold
 	}
 	return max(d, hold/2+rand.N(hold/2))
 }

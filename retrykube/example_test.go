@@ -35,11 +35,11 @@ func ExampleNewRateLimiter() {
 func ExampleNewRateLimiter_bucket() {
 	// client-go's default item schedule, with full jitter so that objects
 	// that fail together come back apart, and client-go's own overall cap of
-	// 10 requeues a second (burst 100) beside it.
+	// 10 requeues a second (burst 100) beside it, in place of a guard.
 	p := policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second).
 		WithJitter(backoff.Jitter{Kind: backoff.Full})
 	rl := workqueue.NewTypedMaxOfRateLimiter(
-		retrykube.NewRateLimiter[string](p),
+		retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 	)
 	queue := workqueue.NewTypedRateLimitingQueue(rl)

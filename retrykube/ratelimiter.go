@@ -23,18 +23,26 @@ import (
 // starting size. The table is a [backoff.Keyed], which never sweeps: idle
 // items are let go of by the calls that follow.
 //
-// With a guard (Policy.WithGuard), the limiter admits requeues as package
-// retry admits retries: it tells the guard how each reconcile ended (a
-// requeue follows a failure, which takes a token, a Forget a success, also
-// a Forget that gives an item up, which the limiter cannot tell apart) and
-// asks it before each requeue whether the retry may go ahead at its
-// back-off delay. A denied
-// requeue waits between 30 s and a minute instead, never less than its own
-// delay: the queue runs an item whenever its delay ends, so "not now" has to
-// be a longer wait. While a dependency is down for every item, the backlog
-// then sits out the outage and comes back spread over half a minute, and the
-// guard's own probes, one a second, find out when it is back. Give every
-// controller that calls the same dependency the same guard.
+// Every limiter is guarded against requeue storms: unless p has a guard or
+// [WithGuard] says otherwise, NewRateLimiter gives the limiter a guard of its
+// own, policy.NewGuard(50, 1), as retryhttp.New gives each Transport. The
+// limiter admits requeues as package retry admits retries. It tells the
+// guard how each reconcile ended: a requeue follows a failure, which takes a
+// token, and a Forget follows a success, which adds the ratio (also a Forget
+// that gives an item up, which the limiter cannot tell apart). Before each
+// requeue it asks the guard whether the retry may go ahead at its back-off
+// delay.
+//
+// A denied requeue waits longer instead, never less than its own delay. The
+// queue runs an item whenever its delay ends, so "not now" has to be a
+// longer wait, and every item that comes back is reconciled again. While at
+// most 100 objects are failing in a row, a denied requeue waits 2.5 to 5 s,
+// so that the backlog of a blip is back within seconds of its end. Once more
+// are failing, the dependency is down for many of them, and a denied
+// requeue waits 30 s to a minute, so that the backlog sits out the outage
+// instead of adding to it. The guard's own probes, one a second, find out
+// when the dependency is back. Give every controller that calls the same
+// dependency the same guard.
 //
 // The limiter reads p's clock (the real one unless Policy.WithClock says
 // otherwise) for its idle window and its guard. It takes from p only its
@@ -44,10 +52,11 @@ import (
 // policy from configuration with Policy.Validate first.
 //
 // The limiter is per item; client-go's default also caps the overall requeue
-// rate, with a token bucket. For both, compose the two as client-go does:
+// rate, with a token bucket. For both, compose the two as client-go does
+// (here the bucket in place of a guard):
 //
 //	workqueue.NewTypedMaxOfRateLimiter(
-//		retrykube.NewRateLimiter[string](p),
+//		retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)),
 //		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 //	)
 //
@@ -65,7 +74,15 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	if !o.idleSet {
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
-	return &limiter[T]{p: p, clock: p.Clock(), guard: p.Guard(), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+	guard := p.Guard()
+	switch {
+	case guard != nil:
+	case o.guardSet:
+		guard = o.guard
+	default:
+		guard = policy.NewGuard(guardTokens, guardRatio)
+	}
+	return &limiter[T]{p: p, clock: p.Clock(), guard: guard, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 }
 
 // limiter is what NewRateLimiter returns.

@@ -59,7 +59,7 @@ func TestWhenJitterWithinTheCap(t *testing.T) {
 			}
 			p := policy.Exponential(5 * time.Millisecond).WithCap(limit).WithJitter(j)
 			require.NoError(t, p.Validate())
-			l := retrykube.NewRateLimiter[int](p)
+			l := retrykube.NewRateLimiter[int](p, retrykube.WithGuard(nil)) // a denied requeue waits past the cap
 			seen := map[time.Duration]bool{}
 			for n := range 20 {
 				for item := range 50 {
@@ -203,7 +203,7 @@ func memoryAfterForget(newLimiter func() workqueue.TypedRateLimiter[string], key
 func TestMaxOfBucket(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := workqueue.NewTypedMaxOfRateLimiter(
-			retrykube.NewRateLimiter[string](policy.Default()),
+			retrykube.NewRateLimiter[string](policy.Default(), retrykube.WithGuard(nil)),
 			&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 		)
 		for i := range 100 {

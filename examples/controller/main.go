@@ -64,7 +64,10 @@ func run(p policy.Policy) error {
 		}
 	}
 
-	queue := workqueue.NewTypedRateLimitingQueue(retrykube.NewRateLimiter[string](p))
+	// No guard, so that the timeline shows the schedule alone. A limiter
+	// has a guard of its own by default, which holds back requeues once 50
+	// in a row have failed.
+	queue := workqueue.NewTypedRateLimitingQueue(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)))
 	factory := informers.NewSharedInformerFactory(client, 0)
 	informer := factory.Core().V1().ConfigMaps().Informer()
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
