@@ -1,7 +1,6 @@
 package retrykube_test
 
 import (
-	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -148,53 +147,40 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
-// Once every item is forgotten the limiter is back to its starting size, in
-// bytes, after having held 10,000 items.
+// Once every item is forgotten the limiter keeps state for none, and so is
+// back to its starting size (see retrykube.Items), after having held
+// 10,000 items; an item idle past the window is let go of too.
 func TestMemoryAfterForget(t *testing.T) {
-	if raceEnabled {
-		t.Skip("heap sizes mean nothing under the race detector; CI runs this test without it")
-	}
 	keys := make([]string, 10_000)
 	for i := range keys {
 		keys[i] = "default/object-" + strconv.Itoa(i)
 	}
-	newLimiter := func() workqueue.TypedRateLimiter[string] { return retrykube.NewRateLimiter[string](fullJitter()) }
-	// Measurements of a few hundred bytes move by a word or two from run to
-	// run (the runtime's own small allocations), and a goroutine of an
-	// earlier test that ends meanwhile frees memory: 64 B of slack, and up
-	// to three tries, of which a real leak fails every one.
-	for try := 1; ; try++ {
-		start, held, end := memoryAfterForget(newLimiter, keys)
-		t.Logf("try %d: limiter: %d B at the start, %d B more holding %d items, %d B once all are forgotten", try, start, held, len(keys), end)
-		require.Greater(t, held, int64(len(keys))*16, "the items must hold memory, or this test shows nothing")
-		if end <= start+64 {
-			return
-		}
-		if try == 3 {
-			t.Fatalf("the limiter keeps %d B after every item is forgotten, %d B more than a fresh one", end, end-start)
+	l := retrykube.NewRateLimiter[string](fullJitter())
+	require.Zero(t, retrykube.Items(l), "a fresh limiter")
+	for range 3 {
+		for _, k := range keys {
+			l.When(k)
 		}
 	}
-}
-
-// memoryAfterForget returns, in bytes, what a fresh limiter holds, what it
-// holds more with every key in it, and what it holds once they are all
-// forgotten.
-func memoryAfterForget(newLimiter func() workqueue.TypedRateLimiter[string], keys []string) (start, held, end int64) {
-	l := newLimiter()
-	before := heapInUse()
-	for _, k := range keys {
-		l.When(k)
-	}
-	held = heapInUse() - before
+	require.Equal(t, len(keys), retrykube.Items(l), "one entry per item, however often it failed")
 	for _, k := range keys {
 		l.Forget(k)
 	}
-	with := heapInUse()
-	runtime.KeepAlive(l)
-	l = nil
-	end = with - heapInUse()
-	start = limiterBytes(newLimiter) // a fresh one's, measured last: the first measurements of a process are noisy
-	return start, held, end
+	require.Zero(t, retrykube.Items(l), "every item forgotten")
+
+	synctest.Test(t, func(t *testing.T) {
+		l := retrykube.NewRateLimiter[string](fullJitter(), retrykube.WithIdle(time.Minute))
+		for _, k := range keys {
+			l.When(k)
+		}
+		// The table lets go of a generation once every key in it is idle,
+		// on the calls that follow: two windows on, one item's failure.
+		time.Sleep(time.Minute + 1)
+		l.When("live")
+		time.Sleep(time.Minute + 1)
+		l.When("live")
+		require.Equal(t, 1, retrykube.Items(l), "idle items let go of without a Forget")
+	})
 }
 
 // Composed with client-go's token bucket, as its default is, the limiter
