@@ -18,7 +18,8 @@ import (
 //
 //   - nil completes the job;
 //   - an error marked with retry.After(d, err) snoozes the job for d, which
-//     uses up no attempt (a hint ≤ 0: at once); a hint above the policy's
+//     uses up no attempt (a hint ≤ 0: at once), though the schedule counts
+//     it as retry.Do's does (see [RetryPolicy]); a hint above the policy's
 //     hint ceiling (policy.Policy.WithMaxHint) cancels the job instead, with
 //     an error matching retry.ErrHintTooLong and the worker's error;
 //   - an error marked with retry.Permanent, or one the policy does not retry
@@ -32,9 +33,9 @@ import (
 // (a run whose Attempt is above 1: River counts failed runs, not snoozed
 // ones, so a job back from a hint's snooze runs as it was asked to) runs
 // only if the guard admits it (while a token is left; see policy.Guard);
-// otherwise the job is snoozed for the back-off delay of its
-// attempt, as a failure would have been, but never less than a second, and
-// asks again then. A guard with no token left still admits one retry a
+// otherwise the job is snoozed for the schedule's next delay, as retry.Do
+// waits one before it asks again, but never less than a second, and asks
+// again then. A guard with no token left still admits one retry a
 // second, as a probe, so held-back jobs follow as soon as the dependency is
 // back. The guard learns how every run ended: a success, a failure, or an
 // overload (a hint, or a run past its timeout). Runs ended by the job's
@@ -73,7 +74,7 @@ func NewMiddleware(p policy.Policy) (*Middleware, error) {
 func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	admitted := job != nil && job.Attempt > 1
 	if admitted && !m.guard.allow(m.now()) {
-		return river.JobSnooze(max(m.p.Backoff(job.Attempt, previousWait(job)), minDeniedSnooze))
+		return snoozeFor(ctx, job, max(m.p.Backoff(step(job), previousWait(job)), minDeniedSnooze))
 	}
 	err := doInner(ctx)
 	if err == nil {
@@ -94,7 +95,16 @@ func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner fu
 		m.guard.record(admitted, v.v.Outcome)
 	}
 	if v.action == snooze {
-		return river.JobSnooze(v.hint)
+		return snoozeFor(ctx, job, v.hint)
 	}
 	return err
+}
+
+// snoozeFor snoozes job for d, and counts the snooze in its metadata, so
+// that the schedule carries on after it (see step). ctx is the run's work
+// context, the only one River takes metadata from; outside River's work
+// (a test calling Work by hand) the snooze is not counted.
+func snoozeFor(ctx context.Context, job *rivertype.JobRow, d time.Duration) error {
+	_ = river.MetadataSet(ctx, waitsKey, snoozed(job)+1)
+	return river.JobSnooze(d)
 }

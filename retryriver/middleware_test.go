@@ -124,6 +124,13 @@ func TestMiddlewareAdmission(t *testing.T) {
 	var snoozed *rivertype.JobSnoozeError
 	require.ErrorAs(t, out, &snoozed)
 	require.Equal(t, 4*time.Second, snoozed.Duration, "the back-off after attempt 3")
+	// Snoozed once already: the schedule carries on, as retry.Do's does
+	// after a denied retry's wait.
+	again := &rivertype.JobRow{Attempt: 3, Metadata: []byte(`{"retryriver:waits": 1}`)}
+	out, ran = work(m, again, nil)
+	require.False(t, ran)
+	require.ErrorAs(t, out, &snoozed)
+	require.Equal(t, 8*time.Second, snoozed.Duration, "the step after the snooze's")
 
 	// A schedule of zero delays still snoozes a held-back retry for a second.
 	zero := newMiddleware(t, policy.Constant(0).WithGuard(g))

@@ -1,6 +1,7 @@
 package retryriver
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,13 +12,15 @@ import (
 )
 
 // RetryPolicy is a river.ClientRetryPolicy that schedules a failed job's
-// next attempt by a retrykit policy: after failed attempt n (the job's
-// Attempt, counting the first run) it waits the policy's Backoff(n, prev),
-// jitter and cap included, where prev is the wait before attempt n as the
-// job's row records it (from the previous attempt's start to this one's
-// scheduled time; 0 after the first). Give it to river.Config.RetryPolicy,
-// or call its NextRetry from a worker's own NextRetry for a policy of that
-// kind of job.
+// next attempt by a retrykit policy: it waits the policy's Backoff(n, prev),
+// jitter and cap included. n is the job's Attempt, counting the first run,
+// plus the snoozes its [Middleware] made it take, for a hint or for a retry
+// the guard held back. So the schedule carries on after those waits, as in
+// retry.Do, rather than repeat a step. prev is the wait before the attempt
+// as the job's row records it (from the previous attempt's start to this
+// one's scheduled time; 0 after the first). Give it to
+// river.Config.RetryPolicy, or call its NextRetry from a worker's own
+// NextRetry for a policy of that kind of job.
 //
 // The zero RetryPolicy is not usable; use [NewRetryPolicy]. A RetryPolicy
 // is safe for concurrent use.
@@ -43,9 +46,37 @@ func NewRetryPolicy(p policy.Policy) (*RetryPolicy, error) {
 func (r *RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	n, prev := 1, time.Duration(0)
 	if job != nil {
-		n, prev = max(job.Attempt, 1), previousWait(job)
+		n, prev = step(job), previousWait(job)
 	}
 	return r.now().Add(r.p.Backoff(n, prev))
+}
+
+// waitsKey is the job's metadata key under which the middleware counts the
+// snoozes it made the job take: for a hint, and for a retry the guard held
+// back. River counts neither as an attempt. retry.Do's schedule counts
+// every wait, and so does step.
+const waitsKey = "retryriver:waits"
+
+// step returns the schedule's position of the wait that follows the job's
+// current attempt: its attempts, counting the first run, and the snoozes
+// the middleware made it take.
+func step(job *rivertype.JobRow) int {
+	return max(job.Attempt, 1) + snoozed(job)
+}
+
+// snoozed returns the snoozes the middleware made job take, as its
+// metadata records them; 0 for none, or for a job row without metadata.
+func snoozed(job *rivertype.JobRow) int {
+	if job == nil || len(job.Metadata) == 0 {
+		return 0
+	}
+	var m struct {
+		Waits int `json:"retryriver:waits"`
+	}
+	if json.Unmarshal(job.Metadata, &m) != nil {
+		return 0
+	}
+	return max(m.Waits, 0)
 }
 
 // previousWait is the wait before the job's current attempt: from the start

@@ -79,6 +79,30 @@ func TestNextRetryPassesThePreviousWait(t *testing.T) {
 		newRetryPolicy(t, p.WithRandom(rand.NewPCG(1, 1))).NextRetry(jobAt(3, 40*time.Second)).Sub(epoch))
 }
 
+// The snoozes the middleware made a job take, as its metadata counts them,
+// are steps of the schedule: the next failure waits the step after them.
+// Other metadata, or none, counts for nothing.
+func TestNextRetryCountsTheMiddlewaresSnoozes(t *testing.T) {
+	r := newRetryPolicy(t, policy.Default())
+	s := time.Second
+	for _, tt := range []struct {
+		metadata string
+		want     time.Duration
+	}{
+		{``, 20 * s},
+		{`{}`, 20 * s},
+		{`{"snoozes": 3, "output": {"x": 1}}`, 20 * s},
+		{`{"retryriver:waits": 1, "snoozes": 1}`, 40 * s},
+		{`{"retryriver:waits": 3}`, 160 * s},
+		{`{"retryriver:waits": -1}`, 20 * s},
+		{`not json`, 20 * s},
+	} {
+		job := jobAt(2, 0)
+		job.Metadata = []byte(tt.metadata)
+		require.Equal(t, tt.want, r.NextRetry(job).Sub(epoch), "metadata %s", tt.metadata)
+	}
+}
+
 func TestNewRejectsAnInvalidPolicy(t *testing.T) {
 	bad := policy.Exponential(-time.Second)
 	_, err := retryriver.NewRetryPolicy(bad)

@@ -161,6 +161,44 @@ func TestRiverSnoozesForAHint(t *testing.T) {
 	require.Contains(t, long.Errors[0].Error, errDown.Error())
 }
 
+// After a hint's snooze, the schedule carries on, as in retry.Do: the wait
+// a hint took counts as one of the schedule's steps, and the next failure
+// waits the step after it rather than the one the snooze skipped.
+func TestRiverScheduleCarriesOnAfterAHint(t *testing.T) {
+	const base = 100 * time.Millisecond
+	p := policy.Exponential(base) // 100 ms, 200 ms, 400 ms, 800 ms, …
+	var seen runs
+	client := startRiver(t, p, func(_ context.Context, job *river.Job[testArgs]) error {
+		switch seen.add(job, time.Now()) {
+		case 1, 3:
+			return retry.After(10*time.Millisecond, errDown)
+		case 2, 4:
+			return errDown
+		}
+		return nil
+	})
+	ids := insert(t, client, "job")
+	row := waitFinal(t, client, 20*time.Second, ids...)[0]
+	require.Equal(t, rivertype.JobStateCompleted, row.State)
+	require.Len(t, row.Errors, 2)
+	require.EqualValues(t, 2, gjson.GetBytes(row.Metadata, "snoozes").Int())
+
+	// In retry.Do: a hinted wait (step 1), a failure that waits step 2, a
+	// hinted wait (step 3), a failure that waits step 4.
+	r := seen.of("job")
+	require.Len(t, r, 5)
+	for _, tc := range []struct {
+		run  int // the failed run, from 1
+		step int
+	}{{2, 2}, {4, 4}} {
+		delay := p.Backoff(tc.step, 0)
+		got := r[tc.run].scheduledAt.Sub(r[tc.run-1].end)
+		t.Logf("run %d (attempt %d) failed after a hint; next retry %v later (step %d: %v)", tc.run, r[tc.run-1].attempt, got.Round(time.Millisecond), tc.step, delay)
+		require.GreaterOrEqual(t, got, delay-time.Microsecond, "run %d: the step after the hint's", tc.run)
+		require.Less(t, got, delay+50*time.Millisecond, "run %d: the step after the hint's", tc.run)
+	}
+}
+
 func TestRiverCancelsAPermanentError(t *testing.T) {
 	var seen runs
 	client := startRiver(t, policy.Constant(10*time.Millisecond), func(_ context.Context, job *river.Job[testArgs]) error {
