@@ -407,6 +407,15 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 // transport error that never reached the server: no response, an error
 // matching retry.ErrShed, and the server never hears of it.
 func TestTransportRequestHeldBack(t *testing.T) {
+	for _, viaPolicy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("guard on the policy %v", viaPolicy), func(t *testing.T) { testRequestHeldBack(t, viaPolicy) })
+	}
+}
+
+// testRequestHeldBack is TestTransportRequestHeldBack with the guard given
+// through retryhttp.WithGuard or, on the path where the first attempt is
+// made before the loop starts, through the policy.
+func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	srv, base, f := always503(t)
 	g := policy.NewGuard(50, 1)
 	for range 16 { // 16 requests in flight whose attempts timed out
@@ -414,7 +423,14 @@ func TestTransportRequestHeldBack(t *testing.T) {
 		require.NoError(t, g.Start())
 		t.Cleanup(g.Done)
 	}
-	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
+	p := policy.Constant(0).WithMaxAttempts(4)
+	var opts []retryhttp.Option
+	if viaPolicy {
+		p = p.WithGuard(g)
+	} else {
+		opts = append(opts, retryhttp.WithGuard(g))
+	}
+	tr, err := retryhttp.New(base, p, opts...)
 	require.NoError(t, err)
 	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
 	require.Nil(t, resp)

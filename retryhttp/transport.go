@@ -287,11 +287,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // loopFirst): hooks see every request, and the loop's clock starts with it.
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
+	g := p.Guard()
+	if g != nil && g.Start() != nil {
+		// The guard holds new calls back: the loop returns retry.ErrShed
+		// as it does for any call, and nothing is sent.
+		g.Done()
+		c := t.newCall(req)
+		return c.run()
+	}
 	var start time.Time
 	if _, timed := req.Context().Deadline(); timed {
 		start = now(p.Clock()) // the call's time counts from here, should it retry
 	}
 	resp, err := base.RoundTrip(req)
+	if g != nil {
+		g.Done() // the loop, should it retry, tells the guard of the call again
+	}
 	switch {
 	case retryable(req, resp, err):
 		c := t.newCall(req)
@@ -302,7 +313,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 		c.tell(false, resp, err) // a failure, which final tells on the loop's path
 		return resp, err
 	}
-	if g := p.Guard(); g != nil && req.Context().Err() == nil {
+	if g != nil && req.Context().Err() == nil {
 		g.Record(false, policy.Succeeded) // a success, which the loop tells on its path
 	}
 	return resp, nil
@@ -415,8 +426,13 @@ func (c *call) loop() (*http.Response, error) {
 	}
 	if first.pending {
 		// The loop never took the first attempt's outcome: the request's
-		// context ended before it started.
-		c.held, err = first.resp, &retry.Error{Attempts: 1, Last: c.lastError(first.resp, first.err), Cause: ctx.Err()}
+		// context ended, or the guard began to hold calls back, before it
+		// started.
+		cause := ctx.Err()
+		if e, ok := err.(*retry.Error); ok && cause == nil {
+			cause = e.Cause
+		}
+		c.held, err = first.resp, &retry.Error{Attempts: 1, Last: c.lastError(first.resp, first.err), Cause: cause}
 	}
 	if e, ok := err.(*retry.Error); ok && first.made {
 		e.Elapsed = first.elapsed(e.Elapsed)
