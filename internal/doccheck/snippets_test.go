@@ -42,7 +42,7 @@ var snippets = map[string]wrapper{
 		after:   "return err",
 	},
 	"README.md: Use": {
-		imports: []string{"context"},
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls: `type User struct{}
 var client interface{ Ping(context.Context) error }
 var api interface{ GetUser(context.Context, string) (User, error) }`,
