@@ -1,9 +1,19 @@
-// Package backoff computes how long to wait between attempts: schedules that
-// map an attempt number to a delay, and the stateful [Strategy] built on them.
+// Package backoff computes how long to wait between attempts, and nothing
+// else: it knows nothing of errors, contexts or goroutines. To retry calls,
+// use package policy, which builds on it, and package retry, which runs the
+// calls.
 //
-// Everything here is a pure function of its arguments. A [Schedule] is
-// computed in closed form with saturating arithmetic, so the delay for any
-// attempt from 1 to math.MaxInt is defined, never negative and never wrapped.
-// The package knows nothing of errors, contexts or goroutines; package policy
-// composes schedules into retry policies and package retry runs them.
+//   - A [Schedule] maps an attempt number to a delay: [Kubelet],
+//     [Exponential], [Constant] or a [ScheduleFunc] of one's own, bounded by
+//     [Cap].
+//   - [Jitter] spreads the delays of a schedule, in one of the ways
+//     [JitterKind] names.
+//   - A [Strategy] hands out the delays of one sequence one at a time:
+//     [Default] and [NewStrategy].
+//   - [Keyed] keeps one back-off sequence per key, as the kubelet does for
+//     image pulls: [NewKeyed].
+//
+// [Kubelet], [Exponential] and [Constant] are computed in closed form with
+// saturating arithmetic. Their delay for any attempt from 1 to math.MaxInt is
+// defined, never negative and never wrapped.
 package backoff

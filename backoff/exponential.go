@@ -5,20 +5,20 @@ import (
 	"time"
 )
 
-// Exponential returns a schedule that waits base after the first attempt
-// and multiplies the delay by factor after each further one:
-// base·factor^(n-1) for attempt n.
+// Exponential returns a schedule that waits base after attempt 1 and
+// multiplies the delay by factor after each further attempt. The delay after
+// attempt n is base·factor^(n-1).
 //
-// The delay is computed in closed form and saturates at the largest
-// time.Duration instead of overflowing. So it is defined for every n up to
-// math.MaxInt and never decreases as n grows. Out-of-range arguments have a
-// documented meaning rather than a panic. A base ≤ 0 waits zero, a factor
-// below 1 (or NaN) is taken as 1, and n < 1 as 1. Package policy rejects
-// such values before they get here. The schedule is safe for concurrent use.
+// The delay saturates at the largest time.Duration instead of overflowing.
+// It is defined for every n up to math.MaxInt, and it never decreases as n
+// grows. Out-of-range arguments have a meaning, never a panic. A base ≤ 0
+// waits zero. A factor below 1, or NaN, counts as 1. An n below 1 counts as
+// 1. The schedule is safe for concurrent use.
 //
-// This is the bare schedule: delays only, for code that computes its own.
-// To retry calls, reach for policy.Exponential, which builds on it and adds
-// a cap, limits, jitter and which errors to retry.
+// Exponential is the bare schedule, for code that only needs delays.
+// policy.Exponential is the Policy to give to retry.Do: it is built on this
+// schedule, doubles unless told otherwise, and adds a cap, limits, jitter and
+// which errors to retry. It reports the out-of-range values above as invalid.
 func Exponential(base time.Duration, factor float64) Schedule {
 	return exponential{base: base, factor: factor}
 }

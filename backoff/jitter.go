@@ -8,7 +8,7 @@ import (
 )
 
 // JitterKind names a way of spreading delays so that clients that failed
-// together do not retry together.
+// together do not retry together. The zero JitterKind is [NoJitter].
 type JitterKind uint8
 
 // The jitter kinds. Each one's formula is given for a schedule delay d, the
@@ -44,25 +44,30 @@ func (k JitterKind) String() string {
 	return "jitter(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Jitter spreads the delays of a schedule. The zero value is no jitter.
-// Fraction is the f of Proportional and Symmetric and is ignored by the
-// other kinds.
+// Jitter spreads the delays of a schedule. The zero Jitter is no jitter.
+// Fraction is the f of Proportional and Symmetric, and the other kinds ignore
+// it. A Jitter is a plain value: [Jitter.Apply] is a pure function of its
+// arguments, safe for concurrent use.
 type Jitter struct {
 	Kind     JitterKind
 	Fraction float64
 }
 
-// Apply returns the jittered delay for schedule delay d. prev is the delay
-// waited before (0 for the first wait), base the schedule's first delay and
-// limit the cap (≤ 0: none). u must be a uniformly random 64-bit number; the
-// same u gives the same result, which is what makes a seeded schedule
-// reproducible.
+// Apply returns the jittered delay for the schedule's delay d. The result is
+// never negative and never above limit. The spread is placed inside the cap,
+// never clamped onto it.
 //
-// The result is never negative and never above limit: the spread is placed
-// inside the cap, never clamped onto it. Out-of-range inputs have a meaning
-// rather than a panic: a negative d, base or prev counts as zero, an unknown
-// kind as NoJitter, and a Fraction that is negative or NaN as 0 (above 1,
-// Symmetric takes it as 1). Package policy rejects such fractions earlier.
+// The other arguments:
+//   - prev is the delay waited before, 0 for the first wait;
+//   - base is the schedule's first delay;
+//   - limit is the cap, and a limit ≤ 0 means none;
+//   - u must be a uniformly random 64-bit number. The same u gives the same
+//     result, which is what makes a seeded schedule reproducible.
+//
+// Out-of-range inputs have a meaning, never a panic. A negative d, base or
+// prev counts as zero. An unknown kind counts as NoJitter. A Fraction that
+// is negative or NaN counts as 0, and Symmetric takes one above 1 as 1.
+// Package policy reports such fractions as invalid before they get here.
 func (j Jitter) Apply(d, prev, base, limit time.Duration, u uint64) time.Duration {
 	d, prev, base = max(d, 0), max(prev, 0), max(base, 0)
 	if limit <= 0 {

@@ -6,29 +6,28 @@ import (
 	"time"
 )
 
-// Keyed keeps one back-off sequence per key, with the semantics of
-// client-go's flowcontrol.Backoff as the kubelet uses it for ImagePullBackOff:
-// [Keyed.Next] advances a key's delay, [Keyed.InBackoff] says whether the key
-// is still waiting, and a key left alone for longer than the idle window
-// starts over.
+// Keyed keeps one back-off sequence per key, as client-go's
+// flowcontrol.Backoff does for the kubelet's ImagePullBackOff. [Keyed.Next]
+// advances a key's delay. [Keyed.InBackoff] says whether the key is still
+// waiting. A key left alone for longer than the idle window starts over.
 //
-// Idle keys are forgotten as a side effect of the other methods, with no
-// sweep: the table keeps two generations of keys, the one being filled and
-// the one before it, and lets go of a generation as a whole once every key in
-// it is idle. Every call costs about the same, however many keys the table
-// holds (but see [NewKeyed] for a table with no idle window), and the
-// memory of keys that came and went returns to the runtime (Go maps never
-// shrink; a dropped generation is freed whole). The keys held
-// are those used within about the last two idle windows; there is no GC to
-// remember to call.
+// The zero Keyed is ready to use. It follows the [Kubelet] schedule, 10s
+// doubling to a cap of 300s, with an idle window of 600s, twice the cap, as
+// ImagePullBackOff does. [NewKeyed] makes a table with another schedule or
+// window. A Keyed is safe for concurrent use, and must not be copied after
+// first use. It reads no clock: each method takes the time as an argument.
 //
-// Time is passed in: Keyed reads no clock. It expects times within about 290
-// years of one another: a time further from the first one the table saw
-// starts the table afresh. It is safe for concurrent use.
+// Keyed forgets idle keys by itself, with no sweep and no GC method to call.
+// It keeps its keys in two generations: the one being filled and the one
+// before it. Once every key of the older generation is idle, the table drops
+// that generation whole, and its memory returns to the runtime. So the table
+// holds the keys used within about the last two idle windows, and every call
+// costs about the same however many keys it holds. [NewKeyed] tells how a
+// table with no idle window differs.
 //
-// The zero Keyed is ready to use: it follows the [Kubelet] schedule (10s,
-// doubling, capped at 300s) with an idle window of twice the cap (600s), as
-// ImagePullBackOff does.
+// The times given to one table should lie within about 290 years of one
+// another. A time further than that from the first time the table saw starts
+// the table afresh, with no keys.
 type Keyed[K comparable] struct {
 	s    Schedule      // nil: Kubelet
 	idle time.Duration // 0: twice Kubelet's cap; < 0: never idle
@@ -53,17 +52,21 @@ type keyedEntry struct {
 	last time.Duration // the last Next, as an offset from epoch
 }
 
-// NewKeyed returns a table that gives each key the delays of s, starting
-// over for a key whose last Next is more than idle ago. client-go's
-// ImagePullBackOff, the zero Keyed's behaviour, is
-// NewKeyed[string](backoff.Kubelet(), 600*time.Second): the idle window is
-// twice the cap. An idle ≤ 0 means keys never start over by themselves and
-// are removed only by [Keyed.Forget]. The table's memory then follows the
-// keys it holds: once Forget has removed three quarters of the most keys it
-// held, that Forget moves the keys left to a map of their size, a copy of up
-// to a quarter of that most (so Forget's cost is constant on average, not in
-// every call). A nil s, or one holding a nil function or pointer, panics
-// here.
+// NewKeyed returns a table that gives each key the delays of s. A key whose
+// last Next is more than idle ago starts over at the first delay.
+// NewKeyed[string](backoff.Kubelet(), 600*time.Second) behaves as the zero
+// Keyed does, and as client-go's ImagePullBackOff: its idle window is twice
+// the cap.
+//
+// An idle ≤ 0 means that keys never start over by themselves. Only
+// [Keyed.Forget] removes them, and the table's memory follows the keys it
+// holds. Go maps never shrink, so once Forget has removed three quarters of
+// the most keys the table held, it moves the keys left to a map of their
+// size. That copy takes at most a quarter of the peak, so Forget costs
+// constant time on average, though not on every call.
+//
+// A nil s panics here, and so does an s that holds a nil function or
+// pointer.
 func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	mustSchedule(s, "NewKeyed")
 	if idle <= 0 {
@@ -72,17 +75,18 @@ func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 	return &Keyed[K]{s: s, idle: idle}
 }
 
-// Next advances key's sequence at time now and returns the delay to wait:
-// the first delay for a new key or one idle past the window, the following
-// one otherwise.
+// Next advances key's sequence at time now and returns the delay to wait. A
+// new key, a forgotten one or one idle past the window gets the first delay.
+// Any other key gets the next delay of its sequence.
 func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
 	return k.delay(k.Advance(key, now))
 }
 
 // Advance advances key's sequence at time now, as [Keyed.Next] does, and
-// returns its position instead of its delay: 1 for a new key or one idle past
-// the window, one more than before otherwise. It is for a caller that draws
-// its own delay for that position (a jittered one, say).
+// returns the key's position instead of its delay. The position is 1 for a
+// new key, a forgotten one or one idle past the window. For any other key it
+// is one more than before. Advance is for a caller that draws its own delay
+// for the position, a jittered one say.
 func (k *Keyed[K]) Advance(key K, now time.Time) int {
 	k.mu.Lock()
 	t := k.turn(now)
@@ -112,8 +116,8 @@ func (k *Keyed[K]) Advance(key K, now time.Time) int {
 }
 
 // Count returns key's position at time now: how many times Next or Advance
-// has advanced its sequence since it started over, or 0 for a key with none,
-// forgotten, or idle past the window.
+// has advanced its sequence since it started over. It is 0 for a key with
+// none, a forgotten one or one idle past the window.
 func (k *Keyed[K]) Count(key K, now time.Time) int {
 	k.mu.Lock()
 	e, _, ok := k.get(key, now)
@@ -125,7 +129,8 @@ func (k *Keyed[K]) Count(key K, now time.Time) int {
 }
 
 // Delay returns key's current delay at time now: the one the last Next
-// returned, or 0 for a key with none or one idle past the window.
+// returned. It is 0 for a key with none, a forgotten one or one idle past
+// the window.
 func (k *Keyed[K]) Delay(key K, now time.Time) time.Duration {
 	k.mu.Lock()
 	e, _, ok := k.get(key, now)
@@ -136,8 +141,8 @@ func (k *Keyed[K]) Delay(key K, now time.Time) time.Duration {
 	return k.delay(e.n)
 }
 
-// InBackoff reports whether key is still waiting at time now: less than its
-// current delay has passed since its last Next.
+// InBackoff reports whether key is still waiting at time now, that is,
+// whether less than its current delay has passed since its last Next.
 func (k *Keyed[K]) InBackoff(key K, now time.Time) bool {
 	k.mu.Lock()
 	e, t, ok := k.get(key, now)

@@ -9,16 +9,20 @@ import (
 
 // A Schedule gives the delay to wait after failed attempt n, for n ≥ 1.
 //
-// Implementations must be pure and safe for concurrent use: the same n always
-// gives the same delay. The schedules in this package never return a negative
-// delay and treat n < 1 as 1.
+// Implementations must be pure and safe for concurrent use. The same n must
+// always give the same delay. The schedules of this package never return a
+// negative delay, and they treat an n below 1 as 1.
 type Schedule interface {
 	Delay(n int) time.Duration
 }
 
-// ScheduleFunc adapts an ordinary function to a [Schedule], in the manner of
-// http.HandlerFunc. The function is called as it is: a negative result is
-// the function's own bug, and package policy clamps it to zero.
+// ScheduleFunc adapts an ordinary function to a [Schedule], as
+// http.HandlerFunc does for handlers. The function must be pure and safe for
+// concurrent use, as every Schedule must.
+//
+// Delay returns the function's result unchanged, a negative one included. A
+// negative delay is the function's own bug. [Cap], [NewStrategy], [Keyed] and
+// package policy all count it as zero.
 type ScheduleFunc func(n int) time.Duration
 
 var _ Schedule = ScheduleFunc(nil)
@@ -30,37 +34,39 @@ func (f ScheduleFunc) Delay(n int) time.Duration { return f(n) }
 const maxDuration = time.Duration(math.MaxInt64)
 
 // Constant returns a schedule that waits d after every attempt. A d ≤ 0
-// waits zero: it retries at once.
+// waits zero, so the caller retries at once.
 //
-// This is the bare schedule. To retry calls, reach for policy.Constant,
-// which adds limits and which errors to retry.
+// Constant is the bare schedule, for code that only needs delays.
+// policy.Constant is the Policy to give to retry.Do: it adds limits and which
+// errors to retry.
 func Constant(d time.Duration) Schedule { return constant(max(d, 0)) }
 
 type constant time.Duration
 
 func (c constant) Delay(int) time.Duration { return time.Duration(c) }
 
-// Cap returns a schedule that never waits longer than limit: the delay for n
-// is min(s.Delay(n), limit), and never negative. A limit ≤ 0 means no cap;
-// the result then only clamps negative delays to zero.
+// Cap returns a schedule that never waits longer than limit. Its delay for n
+// is min(s.Delay(n), limit), and a negative delay from s counts as zero. A
+// limit ≤ 0 means no cap, so the result only turns negative delays into zero.
 //
-// The cap is a ceiling, never a stop condition: attempts past the point where
-// the cap is reached keep waiting the cap. A nil s, or one holding a nil
-// function or pointer (ScheduleFunc(nil)), panics here rather than at the
-// first Delay.
+// The cap is a ceiling, never a stop condition. Once s reaches the cap, every
+// further attempt waits the cap. A nil s panics here, not at the first Delay,
+// and so does an s that holds a nil function or pointer, such as
+// ScheduleFunc(nil).
 func Cap(s Schedule, limit time.Duration) Schedule {
 	mustSchedule(s, "Cap")
 	return capped{s: s, limit: limit}
 }
 
-// Kubelet returns the Kubernetes kubelet numbers as a Schedule: a pure
-// function of the attempt number, safe to share. The delays are 10s after
-// the first failure, doubling, capped at 300s: the numbers of
-// CrashLoopBackOff and of client-go's ImagePullBackOff. It is
+// Kubelet returns the Kubernetes kubelet back-off as a Schedule: 10s after
+// the first failed attempt, doubling, capped at 300s. These are the numbers
+// of CrashLoopBackOff and of client-go's ImagePullBackOff. Kubelet is
 // Cap(Exponential(10*time.Second, 2), 300*time.Second).
 //
-// [Default] is the same numbers as a Strategy, which keeps its place and
-// hands them out one at a time. A zero [Keyed] uses Kubelet.
+// Kubelet and [Default] give the same delays. Kubelet is a pure function of
+// the attempt number, which any number of goroutines can share. Default is a
+// stateful Strategy that keeps its place in the sequence, for one goroutine.
+// A zero [Keyed] uses Kubelet.
 func Kubelet() Schedule {
 	return capped{s: exponential{base: kubeletBase, factor: 2}, limit: kubeletCap}
 }

@@ -6,30 +6,32 @@ import (
 )
 
 // A Strategy hands out the delays of one sequence of attempts, one at a time.
+// Next returns the delay before the next attempt. Reset starts the sequence
+// over, after a success say.
 //
-// It holds state, so it belongs to one sequence: one connection, one
-// container, one key. To run independent operations, give each its own
-// Strategy, or use package retry, which keeps that state on each call's stack.
-// Each implementation says whether it is safe for concurrent use: those of
-// this package are not (like k8s's wait.Backoff, and for speed: a Next is a
-// few nanoseconds), the one of policy.Policy.Strategy is.
+// A Strategy holds state, so it belongs to one sequence, such as one
+// connection, one container or one key. Give each independent operation its
+// own Strategy, or use package retry, which keeps that state on each call's
+// stack. Each implementation says whether it is safe for concurrent use.
+// Those this package returns are not: a Next takes no lock and costs a few
+// nanoseconds, as in k8s's wait.Backoff. The one policy.Policy.Strategy
+// returns is safe for concurrent use.
 type Strategy interface {
 	Next() time.Duration // how long to wait before the next try
 	Reset()              // after a success: the next Next starts over
 }
 
-// Default returns the Kubernetes kubelet numbers as a Strategy: a stateful
-// counter that hands out [Kubelet]'s delays one at a time. Next returns 10s,
-// 20s, 40s, 80s, 160s, then 300s forever. After Reset it starts again at
-// 10s. These are the numbers of CrashLoopBackOff and ImagePullBackOff.
+// Default returns the Kubernetes kubelet back-off as a Strategy, which hands
+// out [Kubelet]'s delays one at a time. Next returns 10s, 20s, 40s, 80s,
+// 160s, then 300s forever. After Reset it starts again at 10s. These are the
+// numbers of CrashLoopBackOff and ImagePullBackOff.
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
-// For the same numbers as a pure function of the attempt, safe to share,
-// use [Kubelet].
+// [Kubelet] gives the same delays as a pure function of the attempt number,
+// which any number of goroutines can share.
 //
-// Default is the stateful API of the kubelet's own back-off module, for a
-// loop of one's own. To retry calls, reach for policy.Default, the same
-// numbers as a Policy, whose calls keep their state on their own stacks.
+// Default is for a loop of one's own. To retry calls, use policy.Default,
+// the same numbers as a Policy to give to retry.Do.
 func Default() Strategy {
 	// Kubelet in shift form: 10s<<0 … 10s<<4 stay under the cap.
 	return &shifts{base: kubeletBase, limit: kubeletCap, exact: 5}
@@ -37,11 +39,12 @@ func Default() Strategy {
 
 // NewStrategy returns a Strategy whose k-th Next since the last Reset returns
 // s.Delay(k), or zero where that is negative. Wrap s in [Cap] to bound it. The
-// count saturates at math.MaxInt rather than wrapping.
+// count k saturates at math.MaxInt instead of wrapping.
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
-// A nil s is a programming error no input can cause, and panics here rather
-// than at the first Next.
+// A nil s is a programming error that no input can cause. It panics here,
+// not at the first Next, and so does an s that holds a nil function or
+// pointer.
 func NewStrategy(s Schedule) Strategy {
 	mustSchedule(s, "NewStrategy")
 	if base, limit, ok := shiftForm(s); ok {
