@@ -1,14 +1,29 @@
-// Package policy describes how to retry as an immutable [Policy] value: which
-// delays to wait (schedule, cap, jitter), when to stop (attempt and time
-// limits, a shared [Guard] that holds retries back in a storm), which errors to retry, when to start over
-// ([ResetRule]) and which [Clock] to read. Package retry runs operations under a
-// policy.
+// Package policy describes how to retry, as an immutable [Policy] value that
+// any number of goroutines and calls can share. Package retry runs
+// operations under a policy.
 //
-// A Policy is built from [Default], [Exponential], [Constant] or [Custom] and
-// refined with With… methods, each of which returns a modified copy; it
-// also reads from text, JSON and flags ([Parse]). Bad settings are never a
-// panic: [Policy.Validate] reports them as errors matching [ErrInvalid], and
-// retry.Do refuses to run an invalid policy.
+// Build a policy with [Default], [Exponential], [Constant] or [Custom], then
+// refine it with With… methods, each of which returns a modified copy. A
+// policy also reads from text, JSON and flags: see [Parse]. It says:
+//
+//   - which delays to wait: the schedule, [Policy.WithCap],
+//     [Policy.WithJitter];
+//   - when to stop: [Policy.WithMaxAttempts], [Policy.WithMaxElapsed],
+//     [Policy.WithMaxHint];
+//   - how long each attempt may run: [Policy.WithAttemptTimeout];
+//   - which errors to retry: [Policy.WithRetryIf];
+//   - when to start over at the first delay: [ResetRule];
+//   - whether retries may go ahead: a [Guard], shared by every policy that
+//     calls one dependency, holds them back in a storm;
+//   - when to start a second attempt beside a slow one: [Hedging];
+//   - which [Clock] to read.
+//
+// Three settings bound time, in three ways. WithCap bounds each scheduled
+// wait and never ends a call. WithMaxHint bounds a server's hint, and a
+// longer hint ends the call. WithMaxElapsed bounds the whole call.
+//
+// Bad settings are never a panic. [Policy.Validate] reports them as errors
+// matching [ErrInvalid], and retry.Do refuses to run an invalid policy.
 //
 // # Bad input
 //
@@ -40,7 +55,7 @@
 //	WithRetryIf, WithRandom      —                                nil: retry every error,
 //	                                                              the default source
 //
-// Delays are computed with saturating arithmetic: for every policy, valid or
+// Delays are computed with saturating arithmetic. For every policy, valid or
 // not, and every attempt number, the delays of [Policy.Backoff] and of a
 // [Policy.Strategy] are within [0, cap].
 package policy

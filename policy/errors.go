@@ -2,9 +2,10 @@ package policy
 
 import "errors"
 
-// ErrInvalid is matched by every error [Policy.Validate] returns, and so by
-// the error retry.Do returns, before running anything, for a nonsensical
-// policy.
+// ErrInvalid is matched by every error that [Policy.Validate] returns, and by
+// the errors of [Parse], [Policy.UnmarshalText], [Policy.UnmarshalJSON] and
+// [Policy.MarshalText]. retry.Do checks the policy before it runs anything,
+// and its error for an invalid policy matches ErrInvalid too.
 var ErrInvalid = errors.New("policy: invalid")
 
 // invalidError names the setting that is wrong and says why.

@@ -13,19 +13,21 @@ import (
 const maxHedgeInFlight = 10
 
 // Hedging says when a call starts another attempt beside one that is slow to
-// return, for the slow tail rather than for failures ("The Tail at Scale",
-// Dean and Barroso, 2013). Package retry starts the attempt at once; while
-// it has not returned after the hedge delay, it starts another beside it,
-// and so on up to MaxInFlight attempts side by side. The first success wins
-// and the others are cancelled through their contexts.
+// return. It is for the slow tail, not for failures, as in "The Tail at
+// Scale" (Dean and Barroso, 2013). Package retry starts the first attempt at
+// once. When it has not returned after the hedge delay, retry starts another
+// beside it, and so on up to MaxInFlight attempts side by side. The first
+// success wins, and the others are cancelled through their contexts.
 //
-// Every hedge counts against the policy's attempt limit, and takes a token
-// from its guard, which admits hedges only while it is above nine tenths
-// full ([Guard.AllowHedge]): hedges that never win stop, so hedging cannot feed
-// an overload. Hedge only operations that are safe to run twice at once:
-// reads, idempotent writes.
+// Every hedge counts against the policy's attempt limit. A policy with a
+// guard starts a hedge only when [Guard.AllowHedge] admits it. Each hedge
+// takes a token from the guard as it starts, and the guard admits hedges
+// only while it is above nine tenths full. So hedges that never win stop,
+// and hedging cannot feed an overload. Hedge only operations that are safe
+// to run twice at once, such as reads and idempotent writes.
 //
-// The zero Hedging hedges nothing.
+// The zero Hedging hedges nothing. A Hedging is a plain value. The
+// [Latency] it may point to is shared, and is safe for concurrent use.
 type Hedging struct {
 	// Delay is how long an attempt runs before another is started beside
 	// it. With Latency set, it is the delay used until Latency has an
@@ -35,10 +37,10 @@ type Hedging struct {
 	// percentile of the latency of successful attempts, shared by every
 	// policy given the same Latency.
 	Latency *Latency
-	// MaxInFlight is the most attempts run side by side, the first
-	// included, from 2 to 10; 0 means 2 (one hedge). The attempts of one round are
-	// started one hedge delay apart; one that fails is not replaced within
-	// the round.
+	// MaxInFlight is the most attempts that run side by side, the first
+	// included. It is from 2 to 10, and 0 means 2, that is one hedge. The
+	// attempts of one round start one hedge delay apart. One that fails is
+	// not replaced within the round.
 	MaxInFlight int
 }
 
@@ -61,10 +63,10 @@ func (h Hedging) validate() error {
 	return nil
 }
 
-// WithHedging returns a copy that hedges by h (see [Hedging]). WithHedging(Hedging{})
-// removes hedging. A negative Delay, a MaxInFlight other than 0 or 2 to
-// 10, a non-zero Hedging with neither Delay nor Latency, or an
-// invalid Latency makes the policy invalid.
+// WithHedging returns a copy that hedges by h, as [Hedging] says.
+// WithHedging(Hedging{}) removes hedging. These make the policy invalid: a
+// negative Delay, a MaxInFlight other than 0 or 2 to 10, a non-zero Hedging
+// with neither Delay nor Latency, and an invalid Latency.
 func (p Policy) WithHedging(h Hedging) Policy {
 	return p.with(func(c *config) { c.hedge = h })
 }
@@ -85,24 +87,26 @@ const (
 )
 
 // Latency is a running estimate of a percentile of durations, made for a
-// hedge delay (see [Hedging]): package retry gives it the latency of every
-// successful attempt, measured on the policy's clock.
+// hedge delay (see [Hedging]). Package retry gives it the latency of every
+// successful attempt of a hedged call, measured on the policy's clock.
 //
-// It keeps two histograms of window samples each, with buckets on a
-// logarithmic scale (about 2.3 KB in all, whatever the traffic and the
-// window): the current one fills up, then replaces the previous one and
-// starts empty, so the estimate covers the last window to 2 × window samples
-// and follows a change within about window samples. The estimate is a
-// bucket's upper edge: for a percentile between about 1µs and 36 minutes,
-// at most 12.5 % above the true percentile of the samples and never below
-// it; a shorter one is estimated as 1.024µs, and a longer one as 36m39s. It is worked out anew every 16 samples, and there is none until
-// the window holds enough samples for ten of them to lie above the
-// percentile.
+// Give one Latency to every policy that calls the same dependency, as with a
+// [Guard]. A Latency is safe for concurrent use, and its methods do not
+// allocate. It reads no clock: durations are passed in. The zero Latency is
+// not usable: call [NewLatency].
 //
-// Give one Latency to every policy that calls the same dependency, as a
-// [Guard]. A Latency reads no clock: durations are passed in. It is safe for
-// concurrent use and its methods do not allocate. Its zero value is not
-// usable; use NewLatency.
+// The estimate covers the last window to 2 × window samples. A Latency keeps
+// two histograms of window samples each. The current one fills up, then
+// replaces the previous one and starts empty. So the estimate follows a
+// change within about window samples. A Latency takes about 2.3 KB in all,
+// whatever the traffic and the window.
+//
+// The estimate is the upper edge of a bucket on a logarithmic scale. For a
+// percentile between about 1µs and 36 minutes, it is never below the true
+// percentile of the samples and at most 12.5 % above it. A shorter
+// percentile is estimated as 1.024µs, and a longer one as 36m39s. The
+// estimate is worked out anew every 16 samples. There is none until enough
+// samples have come for ten of them to lie above the percentile.
 type Latency struct {
 	quantile float64
 	window   uint32
@@ -118,13 +122,15 @@ type Latency struct {
 	fresh  int       // samples since the last estimate
 }
 
-// NewLatency returns an estimator of the given percentile (0.95 for the
-// p95) over the last window to 2 × window samples; a window of 1,000 suits
-// most uses (the estimate then covers the last 1,000 to 2,000 successful
-// attempts). A quantile that is not strictly between 0 and 1,
-// or a window too small to hold ten samples above the percentile
-// (10 / (1 − quantile): 200 for the p95) or above 10,000,000, makes every
-// policy that uses it invalid.
+// NewLatency returns an estimator of the given quantile, 0.95 for the p95,
+// over the last window to 2 × window samples. A window of 1,000 suits most
+// uses: the estimate then covers the last 1,000 to 2,000 successful
+// attempts.
+//
+// The quantile must lie strictly between 0 and 1. The window must be large
+// enough to hold ten samples above the percentile, that is at least
+// 10 / (1 − quantile), 200 for the p95. It must be at most 10,000,000. Any
+// other value makes every policy that uses the Latency invalid.
 func NewLatency(quantile float64, window int) *Latency {
 	l := &Latency{quantile: quantile}
 	if !(quantile > 0 && quantile < 1) {
@@ -166,9 +172,10 @@ func latencyUpper(b int) time.Duration {
 	return 1<<e + time.Duration(sub+1)<<(e-latencySubBits)
 }
 
-// Observe records the latency of one successful attempt; a negative one
+// Observe records the latency of one successful attempt. A negative one
 // counts as zero. Package retry calls it for every successful attempt of a
-// hedged call; a call of one's own may too.
+// hedged call, and a loop of one's own may call it too. An invalid Latency
+// records nothing.
 func (l *Latency) Observe(d time.Duration) {
 	if l.err != nil || l.window == 0 {
 		return

@@ -14,12 +14,12 @@ import (
 	"github.com/retrykit/retrykit/internal/nilness"
 )
 
-// Policy says how to retry: the schedule of delays, its cap, when to stop
-// and which errors to retry. It is an immutable value: every With… method
-// returns a modified copy and never changes its receiver, so one Policy can
-// be shared by any number of goroutines and calls.
+// Policy says how to retry: the delays to wait, when to stop and which errors
+// to retry. A Policy is an immutable value. Every With… method returns a
+// modified copy and never changes its receiver, so one Policy is safe for
+// concurrent use by any number of goroutines and calls.
 //
-// The zero Policy is the [Default] policy.
+// The zero Policy is the [Default] policy, ready to use.
 type Policy struct {
 	c *config // never written after the constructor or With… that made it
 }
@@ -81,32 +81,35 @@ func (p Policy) with(change func(*config)) Policy {
 }
 
 // Default returns the Kubernetes kubelet back-off: 10s after the first
-// attempt, doubling, capped at 300s, with no attempt or time limit and no
-// jitter. Attempts start at 0, 10, 30, 70, 150, 310, 610, 910s, …
+// attempt, doubling, capped at 300s, with no jitter. Attempts start at 0, 10,
+// 30, 70, 150, 310, 610, 910s, … It has no attempt or time limit, so a call
+// retries forever until it succeeds, fails for good or its context ends. Add
+// a limit with [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
 //
-// Reach for this one to retry calls; backoff.Default is the same schedule
-// as a bare stateful Strategy, for a loop of one's own.
+// Default is the Policy to give to retry.Do. backoff.Default gives the same
+// delays as a stateful backoff.Strategy, for a loop of one's own, and
+// backoff.Kubelet gives them as a bare schedule.
 func Default() Policy { return Policy{} }
 
 // Exponential returns a policy that waits base after the first attempt and
-// doubles the delay after each further one, with no cap and no limit. Set
-// the growth with [Policy.WithFactor] and bound it with [Policy.WithCap].
-// A base ≤ 0 makes the policy invalid.
+// doubles the delay after each further one. It has no cap and no attempt or
+// time limit. Set the growth with [Policy.WithFactor] and bound it with
+// [Policy.WithCap]. A base ≤ 0 makes the policy invalid.
 //
-// This is the one to give to retry.Do; backoff.Exponential is the bare
-// schedule (a pure function of the attempt number) that it is built on, for
-// code that only needs delays.
+// Exponential is the Policy to give to retry.Do. backoff.Exponential is the
+// bare schedule it is built on, for code that only needs delays: a pure
+// function of the attempt number, which takes the factor as an argument.
 func Exponential(base time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
 		*c = config{kind: exponential, base: base, factor: 2, reset: resetOnSuccess, maxHint: defaultMaxHint}
 	})
 }
 
-// Constant returns a policy that waits d after every attempt, with no limit.
-// Constant(0) retries at once, with no timer. A negative d makes the policy
-// invalid.
+// Constant returns a policy that waits d after every attempt, with no
+// attempt or time limit. Constant(0) retries at once, with no timer. A
+// negative d makes the policy invalid.
 //
-// This is the one to give to retry.Do; backoff.Constant is the bare
+// Constant is the Policy to give to retry.Do. backoff.Constant is the bare
 // schedule, for code that only needs delays.
 func Constant(d time.Duration) Policy {
 	return Policy{}.with(func(c *config) {
@@ -115,9 +118,9 @@ func Constant(d time.Duration) Policy {
 }
 
 // Custom returns a policy that waits s.Delay(n) after failed attempt n, with
-// no cap and no limit. A negative delay from s is waited as zero. A nil s,
-// or an s holding a nil function or pointer (backoff.ScheduleFunc(nil)),
-// makes the policy invalid.
+// no cap and no attempt or time limit. A negative delay from s counts as
+// zero. A nil s makes the policy invalid, and so does an s that holds a nil
+// function or pointer, such as backoff.ScheduleFunc(nil).
 func Custom(s backoff.Schedule) Policy {
 	return Policy{}.with(func(c *config) {
 		*c = config{kind: custom, sched: s, factor: 1, reset: resetOnSuccess, maxHint: defaultMaxHint}
@@ -125,67 +128,83 @@ func Custom(s backoff.Schedule) Policy {
 }
 
 // WithFactor returns a copy whose exponential delay grows by factor after
-// each attempt. Factor 1 waits the base every time. Only exponential
-// policies grow: a factor below 1, NaN or infinite, or a factor other than 1
-// on a constant or custom policy, makes the policy invalid.
+// each attempt. Factor 1 waits the base every time. A factor below 1, NaN or
+// infinite makes the policy invalid. Only exponential policies grow, so any
+// factor other than 1 makes a constant or custom policy invalid.
 func (p Policy) WithFactor(factor float64) Policy {
 	return p.with(func(c *config) { c.factor = factor })
 }
 
-// WithCap returns a copy that never waits longer than limit. The cap is a
-// ceiling, not a stop condition: once reached, every further wait is limit.
-// WithCap(0) removes the cap. A negative limit, or one below the base delay,
-// makes the policy invalid.
+// WithCap returns a copy whose scheduled waits never exceed limit, jitter
+// included. The cap is a ceiling, never a stop condition: a delay that the
+// schedule puts above the cap waits the cap instead, and the call goes on. A
+// server's hint is not a scheduled wait, and may ask for more than the cap.
+// WithCap(0) removes the cap. A negative limit makes the policy invalid, and
+// so does one below the base delay of an exponential or constant policy.
+//
+// WithCap bounds each scheduled wait and never ends a call.
+// [Policy.WithMaxHint] bounds a server's hint, and a longer hint ends the
+// call. [Policy.WithMaxElapsed] bounds the whole call.
 func (p Policy) WithCap(limit time.Duration) Policy {
 	return p.with(func(c *config) { c.cap = limit })
 }
 
 // WithMaxAttempts returns a copy that makes at most n attempts. Attempts
 // count the first call: n == 1 means no retry, n == 3 means the call and two
-// retries. WithMaxAttempts(0) removes the limit; a negative n makes the
-// policy invalid.
+// retries. In retry.Loop, n counts the failed runs in a row. A call that
+// reaches the limit ends with an error matching retry.ErrExhausted and the
+// last error, or retry.ErrThrottled when the guard was holding its retries
+// back. WithMaxAttempts(0) removes the limit. A negative n makes the policy
+// invalid.
 func (p Policy) WithMaxAttempts(n int) Policy {
 	return p.with(func(c *config) { c.maxAttempts = n })
 }
 
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
-// would end more than d after the start of the call, its first attempt
-// included (measured anew for every call, never from the policy's
-// construction; in retry.Loop, from the start of its current run of
-// failures). Attempts already running are not interrupted; use a context
-// deadline for that. WithMaxElapsed(0) removes the limit; a negative d makes
-// the policy invalid.
+// would end more than d after the start of the call. The time counts from
+// the start of each call, its first attempt included, never from the
+// policy's construction. In retry.Loop it counts from the start of the
+// current run of failures. A call that the limit ends returns an error
+// matching retry.ErrExhausted and the last error, or retry.ErrThrottled when
+// the guard was holding its retries back. The limit never interrupts a
+// running attempt: give the context a deadline for that. WithMaxElapsed(0) removes
+// the limit. A negative d makes the policy invalid.
+//
+// WithMaxElapsed bounds the whole call. [Policy.WithCap] bounds each
+// scheduled wait and never ends a call. [Policy.WithMaxHint] bounds a
+// server's hint, and a longer hint ends the call.
 func (p Policy) WithMaxElapsed(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxElapsed = d })
 }
 
 // WithClock returns a copy that reads time from clk. nil means the real
-// clock.
+// clock. A typed nil, such as a nil *clock.Mock, makes the policy invalid.
 func (p Policy) WithClock(clk Clock) Policy {
 	return p.with(func(c *config) { c.clock = clk })
 }
 
 // WithRetryIf returns a copy that retries an error only when retryable
-// returns true for it; any other error ends the call at once and is returned
+// returns true for it. Any other error ends the call at once and is returned
 // as it is. nil restores the default: every error is retried, except those
 // marked with retry.Permanent. The function must be safe for concurrent use.
 func (p Policy) WithRetryIf(retryable func(error) bool) Policy {
 	return p.with(func(c *config) { c.retryIf = retryable })
 }
 
-// WithJitter returns a copy that spreads its delays with j (see
-// backoff.JitterKind for the formulas). The jittered delay stays within the
-// cap. A Fraction outside its kind's range (≥ 0 for Proportional, 0 to 1 for
-// Symmetric, 0 for the others) or an unknown kind makes the policy invalid.
+// WithJitter returns a copy that spreads its delays with j. backoff.JitterKind
+// gives each kind's formula. The jittered delay stays within the cap. An
+// unknown kind makes the policy invalid, and so does a Fraction outside its
+// kind's range. Proportional takes a finite Fraction ≥ 0, Symmetric one from
+// 0 to 1, and the other kinds only 0.
 func (p Policy) WithJitter(j backoff.Jitter) Policy {
 	return p.with(func(c *config) { c.jitter = j })
 }
 
 // WithRandom returns a copy that draws its jitter from src, so that a test
-// can reproduce a schedule from a seed (rand.NewPCG(seed, seed)). The policy
-// serialises its use of src, which need not be safe for concurrent use. nil
-// restores the default: math/rand/v2's global source, which is safe for
-// concurrent use and allocation-free.
+// can reproduce a schedule from a seed, with rand.NewPCG(seed, seed) say.
+// The policy serialises its use of src, which need not be safe for
+// concurrent use. nil restores the default: math/rand/v2's global source,
+// which is safe for concurrent use and allocation-free.
 func (p Policy) WithRandom(src rand.Source) Policy {
 	return p.with(func(c *config) {
 		c.random = nil
@@ -201,27 +220,38 @@ func (p Policy) WithRandom(src rand.Source) Policy {
 }
 
 // WithAttemptTimeout returns a copy that gives each attempt a context that
-// expires d after the attempt starts. An attempt cut off this way is retried
-// (unless the caller's context is done too), and its error matches
-// retry.ErrAttemptTimeout. The deadline follows the policy's clock when the
-// clock has a WithTimeout method, as benbjohnson/clock's Mock does.
-// WithAttemptTimeout(0) removes it; a negative d makes the policy invalid.
+// expires d after the attempt starts. An attempt cut off this way is
+// retried, unless the caller's context is done too. The deadline follows the
+// policy's clock when the clock has a WithTimeout method, as
+// benbjohnson/clock's Mock does. WithAttemptTimeout(0) removes the timeout.
+// A negative d makes the policy invalid.
+//
+// An attempt that its own timeout cut off has an error matching
+// retry.ErrAttemptTimeout. One that the caller's context cut off does not,
+// and the call ends with the context's error. context.DeadlineExceeded does
+// not tell the two apart: an operation that returns its context's error
+// matches it either way.
 func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
 	return p.with(func(c *config) { c.attemptTime = d })
 }
 
 // WithResetRule returns a copy that starts its sequence over by rule r. The
-// default is ResetRule{OnSuccess: true}; the kubelet's crash-loop rule is
-// ResetRule{AfterStableRun: 10 * time.Minute}. A negative duration makes the
-// policy invalid.
+// default is ResetRule{OnSuccess: true}. The kubelet's crash-loop rule is
+// ResetRule{AfterStableRun: 10 * time.Minute}. A negative duration in r
+// makes the policy invalid.
 func (p Policy) WithResetRule(r ResetRule) Policy {
 	return p.with(func(c *config) { c.reset = r })
 }
 
-// WithGuard returns a copy whose retries are allowed only while g, which is
-// shared with every other policy given the same g, does not see failures
-// dominate; g learns the outcome of every attempt made under the policy.
-// nil removes the guard. An invalid guard makes the policy invalid.
+// WithGuard returns a copy whose retries go ahead only while g admits them.
+// g learns how every attempt made under the policy ended. [Guard] gives the
+// rule by which it admits retries and holds them back. Give one g to every
+// policy that calls the same dependency. A retry that g holds back does not
+// end the call: the call waits and asks again, until its attempts or its
+// time run out. While the dependency answers nothing but overload, g also
+// holds new calls back, and such a call ends at once with an error matching
+// retry.ErrShed. WithGuard(nil) removes the guard. An invalid guard makes
+// the policy invalid.
 func (p Policy) WithGuard(g *Guard) Policy {
 	return p.with(func(c *config) { c.guard = g })
 }
@@ -230,20 +260,25 @@ func (p Policy) WithGuard(g *Guard) Policy {
 // [Policy.WithMaxHint] changes it.
 const defaultMaxHint = 5 * time.Minute
 
-// WithMaxHint returns a copy whose hint ceiling is d: the longest wait a
-// server's hint (retry.After, an HTTP Retry-After, a gRPC pushback) may ask
-// for. A hint is honoured as given, even above the cap, because coming back
-// earlier than a server asked only earns another refusal; a hint above d
-// ends the call at once with an error matching retry.ErrHintTooLong and the
-// last error, rather than sleeping for hours or quietly shortening the wait.
-// The default is five minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid (to
-// honour any hint, give a very large d).
+// WithMaxHint returns a copy whose hint ceiling is d: the longest wait that
+// an operation's hint may ask for. A hint comes from retry.After, an HTTP
+// Retry-After or a gRPC pushback. The call waits a hint as given, even above
+// the cap, because coming back earlier than a server asked only earns
+// another refusal. A hint above d ends the call at once with an error
+// matching retry.ErrHintTooLong and the last error. So the call never sleeps
+// for hours, and never quietly shortens the wait. The default is five
+// minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid. To honour
+// any hint, give a very large d.
+//
+// WithMaxHint bounds a server's hint, and a longer hint ends the call.
+// [Policy.WithCap] bounds each scheduled wait and never ends a call.
+// [Policy.WithMaxElapsed] bounds the whole call.
 func (p Policy) WithMaxHint(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxHint = d })
 }
 
 // Validate reports what is wrong with the policy, or nil. Its errors match
-// [ErrInvalid] and name the setting at fault; several faults are joined.
+// [ErrInvalid] and name the setting at fault. Several faults are joined.
 func (p Policy) Validate() error { return p.cfg().err }
 
 // delay returns the wait after failed attempt n (n ≥ 1; n < 1 counts as 1),
@@ -287,14 +322,15 @@ func (c *config) delay(n int) time.Duration {
 	return d
 }
 
-// Backoff returns the wait after failed attempt n (n ≥ 1; n < 1 counts as
-// 1), jittered: prev is the wait before it (0 for the first). It is defined
-// for every n up to math.MaxInt, never negative and never above the cap.
+// Backoff returns the wait after failed attempt n, jitter included. An n
+// below 1 counts as 1. prev is the wait before this one, 0 for the first. The
+// wait is defined for every n up to math.MaxInt, never negative and never
+// above the cap.
 //
 // Backoff, [Policy.Retryable] and [Policy.Strategy] are what a loop of one's
-// own needs from a policy; package retry's loop is built on them. Without
-// jitter Backoff is a pure function of n: the kubelet policy, Default, gives
-// 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
+// own needs from a policy. Package retry's loop is built on them. Without
+// jitter, Backoff is a pure function of n: the kubelet policy, Default,
+// gives 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 	// Without jitter, a doubling or constant schedule is an exact shift
 	// below its ceiling and the ceiling after: small enough for Backoff to
@@ -323,8 +359,9 @@ func (p Policy) backoff(n int, prev time.Duration) time.Duration {
 	return c.jitter.Apply(p.delay(n), prev, p.delay(1), c.cap, u)
 }
 
-// Retryable reports whether the policy retries err. Package retry asks it
-// after handling retry.Permanent.
+// Retryable reports whether the policy retries err: what the function given
+// to [Policy.WithRetryIf] says, or true when there is none. Package retry
+// asks it after handling retry.Permanent.
 func (p Policy) Retryable(err error) bool {
 	c := p.cfg()
 	return c.retryIf == nil || c.retryIf(err)
@@ -332,9 +369,9 @@ func (p Policy) Retryable(err error) bool {
 
 // String describes the policy in the syntax [Policy.UnmarshalText] reads,
 // for example "exponential 10s x2 cap 5m0s" or
-// "constant 1s attempts 5 elapsed 1m0s jitter full". Settings that have no
-// words (a clock, a retry predicate, a random source, a guard, hedging, a custom
-// schedule's function) are left out.
+// "constant 1s attempts 5 elapsed 1m0s jitter full". It leaves out the
+// settings that have no words: a clock, a retry predicate, a random source,
+// a guard, hedging and a custom schedule's function.
 func (p Policy) String() string {
 	c := p.cfg()
 	var b strings.Builder

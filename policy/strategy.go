@@ -9,18 +9,19 @@ import (
 )
 
 // Strategy returns a stateful backoff.Strategy that hands out this policy's
-// delays (jitter included) one at a time, for code that keeps its own loop.
+// delays one at a time, jitter included, for code that keeps its own loop.
 //
-// Reset always starts over: calling it is the caller's own decision (after a
-// success, say), whatever the policy's reset rule. The rule governs only the
-// automatic start-overs: a Next that comes more than ResetRule.AfterIdle after
-// the previous one starts over, and so does one whose run, from the end of
-// the previous delay, lasted ResetRule.AfterStableRun or more. Time is read from
-// the policy's clock. Attempt and time limits are not a Strategy's concern
-// and are ignored.
+// Reset always starts over, whatever the policy's reset rule: calling it is
+// the caller's decision. The rule governs only the automatic start-overs.
+// With ResetRule.AfterIdle, a Next that comes more than AfterIdle after the
+// previous one starts over. With ResetRule.AfterStableRun, so does a Next
+// that comes AfterStableRun or more after the end of the previous delay.
+// ResetRule.OnSuccess does nothing here, since a Strategy is not told of
+// successes. Time is read from the policy's clock. The Strategy ignores
+// attempt and time limits.
 //
-// The Strategy is safe for concurrent use, though goroutines sharing one
-// share its sequence.
+// The Strategy is safe for concurrent use. Goroutines that share one share
+// its sequence.
 func (p Policy) Strategy() backoff.Strategy {
 	return &strategy{p: p}
 }

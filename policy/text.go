@@ -22,21 +22,24 @@ var (
 	} = (*Policy)(nil)
 )
 
-// Parse reads a policy from its text form (see [Policy.UnmarshalText]).
+// Parse reads a policy from its text form, such as
+// "exponential 100ms cap 5s attempts 5". [Policy.UnmarshalText] gives the
+// grammar. Its errors match [ErrInvalid].
 func Parse(s string) (Policy, error) {
 	var p Policy
 	err := p.UnmarshalText([]byte(s))
 	return p, err
 }
 
-// MarshalText returns the policy's text form, String. Settings that have no
-// text form (a clock, a retry predicate, a random source, a guard,
-// hedging) are left out: they are wiring, not configuration. A custom
-// schedule cannot be written and is an error, and so is an invalid policy.
+// MarshalText returns the policy's text form, as String gives it. It leaves
+// out the settings that have no text form, because they are wiring, not
+// configuration: a clock, a retry predicate, a random source, a guard and
+// hedging. A custom policy has no text form, and is an error matching
+// [ErrInvalid], as is an invalid policy.
 //
-// With [Policy.UnmarshalText] it makes a Policy a configuration value as the
-// standard library understands one: encoding/json writes it as a string
-// holding its text form, and flag.TextVar reads it from the command line:
+// With [Policy.UnmarshalText], it makes a Policy a configuration value as
+// the standard library understands one. encoding/json writes it as a string
+// that holds its text form. flag.TextVar reads it from the command line:
 //
 //	p := policy.Default()
 //	flag.TextVar(&p, "retry", p, "retry policy, e.g. \"exponential 100ms x2 cap 5s attempts 5\"")
@@ -60,22 +63,22 @@ func (p Policy) MarshalText() ([]byte, error) {
 //	          | "max-hint" DURATION
 //	          | "reset" ( "none" | { "success" | "stable" DURATION | "idle" DURATION } )
 //
-// Words are separated by spaces, DURATION is what time.ParseDuration reads
-// and KIND one of none, full, equal, decorrelated, proportional, symmetric.
-// The factor is one word with its "x", as in x1.6 ("×" may stand for the
-// "x"); an exponential schedule without one doubles.
-// "default" is [Default] and the settings after it change it; each setting
+// Words are separated by spaces. DURATION is what time.ParseDuration reads.
+// KIND is one of none, full, equal, decorrelated, proportional and
+// symmetric. The factor is one word with its "x", as in x1.6, and "×" may
+// stand for the "x". An exponential schedule without a factor doubles.
+// "default" is [Default], and the settings after it change it. Each setting
 // may appear once.
 //
-// Malformed text is an error matching [ErrInvalid] that quotes the bad word
-// and says what was expected, and so is text that parses into a policy
-// Validate rejects. On error *p is left as it was: there is no half-parsed
-// policy.
+// Malformed text is an error matching [ErrInvalid]. It quotes the bad word
+// and says what was expected. Text that parses into a policy Validate
+// rejects is an error matching ErrInvalid too. On error *p is left as it
+// was: there is no half-parsed policy.
 //
-// On success the text replaces *p whole: settings that have no words (a
-// clock, a guard, hedging, a retry predicate, a random source) are those of
-// the text's policy, that is none. Give them after reading, as in
-// p.WithGuard(g) on the policy a flag or a file produced.
+// On success the text replaces *p whole. The settings that have no words
+// are reset to none: a clock, a guard, hedging, a retry predicate and a
+// random source. Give them after reading: call p.WithGuard(g), say, on the
+// policy that a flag or a file produced.
 func (p *Policy) UnmarshalText(text []byte) error {
 	q, err := parse(string(text))
 	if err != nil {
@@ -93,9 +96,10 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //	 "jitter_fraction": 0.5, "attempt_timeout": "2s", "max_hint": "10m",
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
-// Unknown fields are errors, and so is a field given twice (encoding/json
-// alone would keep the last); an absent "reset" is the default reset rule.
-// A JSON null leaves p as it was, as encoding/json does for other types.
+// An unknown field is an error, and so is a field given twice, where
+// encoding/json alone would keep the last. An absent "reset" is the default
+// reset rule. Errors match [ErrInvalid]. A JSON null leaves p as it was, as
+// encoding/json does for other types.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if string(data) == "null" {
