@@ -5,15 +5,16 @@ import (
 	"fmt"
 )
 
-// ErrCommitRolledBack is matched, together with the driver's error, by the
-// error of an attempt whose COMMIT the server answered with a rollback: a
-// statement in fn failed, fn returned nil all the same, and the server, which
-// had aborted the transaction at that statement, rolled it back. The outcome
-// is certain: nothing was committed. [Tx] recognises the errors of pgx
-// (ErrTxCommitRollback, "commit unexpectedly resulted in rollback") and
-// lib/pq (ErrInFailedTransaction, which it returns from Commit after rolling
-// back itself); another driver's error of this kind counts as an ambiguous
-// commit.
+// ErrCommitRolledBack is matched, with the driver's error, by the error of
+// an attempt whose COMMIT the server answered with a rollback. That happens
+// when a statement in fn failed and fn returned nil all the same. The server
+// had aborted the transaction at that statement, so it rolled the
+// transaction back at COMMIT. The outcome is certain: nothing was committed.
+//
+// [Tx] recognises the errors of two drivers. pgx returns ErrTxCommitRollback,
+// "commit unexpectedly resulted in rollback". lib/pq returns
+// ErrInFailedTransaction from Commit, after it has rolled back itself.
+// Another driver's error of this kind counts as an ambiguous commit.
 var ErrCommitRolledBack = errors.New("retrysql: COMMIT rolled back the transaction, in which a statement had failed")
 
 // rolledBackAtCommit reports whether err, from Commit, is a driver's
@@ -41,23 +42,24 @@ func rolledBackAtCommit(err error) bool {
 	return false
 }
 
-// ErrAmbiguousCommit is matched by the error [Tx] returns when the
-// connection failed while COMMIT was in flight: the transaction may or may
-// not have committed, and running it again could apply it twice. The error
-// is an [*AmbiguousCommitError], which also matches the driver's error.
+// ErrAmbiguousCommit is matched by the error [Tx] returns when the outcome of
+// COMMIT is unknown, as when the connection failed while COMMIT was in
+// flight. The transaction may or may not have committed, and running it
+// again could apply it twice, so Tx does not. The error is an
+// [*AmbiguousCommitError], which also matches the driver's error.
 var ErrAmbiguousCommit = errors.New("retrysql: commit outcome unknown")
 
 // AmbiguousCommitError is the error [Tx] returns, without retrying, when
-// COMMIT failed in a way that leaves its outcome unknown: the connection
-// broke (or the context ended) after the COMMIT was sent and before the
-// server's answer arrived. It matches [ErrAmbiguousCommit] and Err.
+// COMMIT failed in a way that leaves its outcome unknown. The connection
+// broke, or the context ended, after COMMIT was sent and before the server's
+// answer arrived. It matches [ErrAmbiguousCommit] and Err.
 //
-// The caller decides what to do: read the data back to learn whether the
-// transaction landed, or make the transaction idempotent (a unique request
-// id) so that running it again is harmless.
+// The caller decides what to do. It can read the data back to learn whether
+// the transaction landed. Or it can make the transaction idempotent, with a
+// unique request id say, so that running it again is harmless.
 type AmbiguousCommitError struct {
 	// Attempts is the number of times the transaction ran, counting the
-	// first; the last one is the one whose COMMIT is in doubt.
+	// first. The COMMIT of the last one is in doubt.
 	Attempts int
 	// Err is the error COMMIT returned.
 	Err error

@@ -21,13 +21,17 @@ type settings struct {
 
 // WithRetryIf returns an Option that makes [Tx] retry the SQLSTATE codes
 // given, in place of [SerializationFailure] and [DeadlockDetected]. For
-// example WithRetryIf("40001", "40P01", "55P03") also retries
+// example, WithRetryIf("40001", "40P01", "55P03") also retries
 // lock_not_available, the error of a NOWAIT lock or an expired
 // lock_timeout. WithRetryIf() with no codes retries no SQLSTATE at all.
 // Connection errors before COMMIT are retried either way. A code that is
 // not five digits or upper-case letters makes Tx return an error matching
 // retry.ErrInvalid before anything runs. When several are given, the last
 // wins.
+//
+// This WithRetryIf takes SQLSTATE codes. policy.Policy.WithRetryIf takes a
+// function of the error. Tx asks both, and retries an error only when both
+// agree.
 func WithRetryIf(codes ...string) Option {
 	for _, c := range codes {
 		if !validCode(c) {

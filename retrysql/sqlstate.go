@@ -9,9 +9,9 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// Codes retried by default: 40001 serialization_failure and 40P01
-// deadlock_detected. Both mean that the server rolled the transaction back
-// and that running it again may succeed.
+// SerializationFailure (40001) and DeadlockDetected (40P01) are the SQLSTATE
+// codes [Tx] retries by default. Both mean that the server rolled the
+// transaction back and that running it again may succeed.
 const (
 	SerializationFailure = "40001"
 	DeadlockDetected     = "40P01"
@@ -23,8 +23,8 @@ const (
 type sqlStater interface{ SQLState() string }
 
 // SQLState returns the SQLSTATE code of the first error in err's tree that
-// has a SQLState() string method (pgx's *pgconn.PgError, lib/pq's
-// *pq.Error), or "" when none has.
+// has a SQLState() string method, such as pgx's *pgconn.PgError and lib/pq's
+// *pq.Error. It returns "" when none has.
 func SQLState(err error) string {
 	var s sqlStater
 	if errors.As(err, &s) {

@@ -1,6 +1,7 @@
-// Package retrysql runs database/sql transactions again when the database
-// aborts them for a reason a new attempt can cure: a serialization failure
-// or a deadlock (SQLSTATE 40001, 40P01), or a connection lost before COMMIT.
+// Package retrysql runs a database/sql transaction again, with [Tx], when the
+// database aborts it for a reason that a new attempt can cure. The reasons
+// are a serialization failure (SQLSTATE 40001), a deadlock (40P01) and a
+// connection lost before COMMIT.
 //
 //	err := retrysql.Tx(ctx, db, &sql.TxOptions{Isolation: sql.LevelSerializable},
 //		func(ctx context.Context, tx *sql.Tx) error {
@@ -8,10 +9,11 @@
 //			return err
 //		}, policy.Exponential(5*time.Millisecond).WithCap(time.Second).WithMaxAttempts(10))
 //
-// Errors are classified by their SQLSTATE through a SQLState() string
-// method, which the errors of pgx (*pgconn.PgError) and lib/pq (*pq.Error)
-// have, so this package imports no driver. A COMMIT whose outcome is unknown
-// is never run again: see [ErrAmbiguousCommit].
+// Tx reads an error's SQLSTATE through a SQLState() string method, as
+// [SQLState] does. The errors of pgx (*pgconn.PgError) and lib/pq (*pq.Error)
+// have that method, so this package imports no driver. A transaction whose
+// COMMIT has an unknown outcome is never run again: see
+// [ErrAmbiguousCommit].
 package retrysql
 
 import (
@@ -25,7 +27,7 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// Beginner starts transactions: *sql.DB and *sql.Conn are Beginners.
+// Beginner starts transactions. *sql.DB and *sql.Conn are Beginners.
 type Beginner interface {
 	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
@@ -35,78 +37,83 @@ var (
 	errNilFunction = fmt.Errorf("retrysql: nil function: %w", retry.ErrInvalid)
 	errNoTx        = errors.New("retrysql: BeginTx returned neither a transaction nor an error")
 	// ErrTxEnded is matched by the error [Tx] returns when fn committed or
-	// rolled back the transaction itself, which it must not do: Tx cannot
+	// rolled back the transaction itself. fn must not do that. Tx cannot
 	// tell whether the work landed, so it neither commits nor retries.
 	ErrTxEnded = errors.New("retrysql: the transaction was ended inside fn")
 )
 
-// Tx runs fn in a transaction begun on db with opts (nil: the driver's
-// defaults) and commits it. When the transaction fails for a reason that a
-// new attempt may cure, Tx rolls it back, waits as p says and runs the whole
-// transaction again: a new BeginTx, fn, COMMIT. It retries
+// Tx runs fn in a transaction begun on db with opts, and commits it. When the
+// transaction fails for a reason that a new attempt may cure, Tx rolls it
+// back, waits as p says and runs the whole transaction again: a new BeginTx,
+// fn, then COMMIT. A nil opts means the driver's defaults.
 //
-//   - an error whose SQLSTATE is in the retried set (40001
-//     serialization_failure and 40P01 deadlock_detected unless [WithRetryIf]
-//     replaces them), whether fn, BEGIN or COMMIT returned it: the server
-//     rolled the transaction back;
-//   - a connection error (a broken, closed or refused connection, an EOF, a
-//     network error, a SQLSTATE of class 08 or 57P01 to 57P03) from BEGIN
-//     or fn: nothing was committed, and the pool gives the next attempt
-//     another connection;
-//   - a COMMIT that the server answered with a rollback, because a
-//     statement in fn failed and fn returned nil all the same (see
-//     [ErrCommitRolledBack]), unless [WithRetryIf] emptied the retried set:
-//     the server does not say which error that was, and a swallowed 40001
-//     or 40P01 is retried like one that fn returned. Nothing was
-//     committed; a fn that swallows an error no retry cures rolls back on
+// fn may run several times. So it must not have effects outside the
+// transaction that cannot be repeated, and it must not call Commit or
+// Rollback.
+//
+// Tx retries three kinds of failure:
+//
+//   - An error whose SQLSTATE is in the retried set, whether fn, BEGIN or
+//     COMMIT returned it. The set is 40001 serialization_failure and 40P01
+//     deadlock_detected, unless [WithRetryIf] replaces it. The server has
+//     rolled the transaction back.
+//   - A connection error from BEGIN or fn: a broken, closed or refused
+//     connection, an EOF, a network error, or a SQLSTATE of class 08 or from
+//     57P01 to 57P03. Nothing was committed, and the pool gives the next
+//     attempt another connection.
+//   - A COMMIT that the server answered with a rollback: see
+//     [ErrCommitRolledBack]. It means that a statement in fn failed and fn
+//     returned nil all the same. Nothing was committed. The server does not
+//     say which error that was, so Tx retries it as it would a 40001 or 40P01
+//     that fn returned. It does not retry it when [WithRetryIf] emptied the
+//     retried set. A fn that swallows an error no retry cures rolls back on
 //     every attempt until p's limit, so let fn return such errors.
 //
-// Tx returns
+// p's own retry predicate, set by policy.Policy.WithRetryIf, is asked too:
+// Tx retries an error only when both agree. A per-attempt timeout, set by
+// policy.Policy.WithAttemptTimeout, that cuts BEGIN or fn short is retried,
+// since nothing was committed. One that ends while COMMIT is in flight makes
+// the outcome ambiguous, as below.
 //
-//   - nil once COMMIT succeeds;
-//   - any other error of fn, BEGIN or COMMIT as it is, after rolling back, so
-//     that errors.As finds the driver's error (a unique violation, 23505,
-//     comes back at once, fn having run once);
-//   - an error matching [ErrCommitRolledBack] and the driver's error when
-//     COMMIT was answered with a rollback and is not retried (nothing was
-//     committed);
-//   - an [*AmbiguousCommitError], matching [ErrAmbiguousCommit] and the
-//     driver's error, when COMMIT failed with anything but the server's own
-//     refusal (an error with a SQLSTATE outside the connection classes): a
-//     connection error, ctx ending while COMMIT was in flight, an error
-//     the driver cannot place. Such a transaction is not run again;
-//   - an error matching ctx's error when ctx is done: during fn or after it
-//     but before COMMIT (a *retry.Error keeping fn's error; nothing is
-//     committed), or during a wait between attempts;
-//   - the errors of retry.Do when p ends the call: a *retry.Error matching
-//     retry.ErrExhausted and the last error, for example;
-//   - an error matching [ErrTxEnded] when fn committed or rolled back the
-//     transaction itself, whether it then returned nil or an error (the
-//     transaction is not run again: its work may have landed);
-//   - an error matching retry.ErrInvalid, before anything runs, for a nil
+// Tx returns:
+//
+//   - nil once COMMIT succeeds.
+//   - Any other error of fn, BEGIN or COMMIT as it is, after rolling back, so
+//     that errors.As finds the driver's error. A unique violation, 23505,
+//     comes back at once, after one run of fn.
+//   - An error matching [ErrCommitRolledBack] and the driver's error, when
+//     the server answered COMMIT with a rollback and Tx does not retry it.
+//     Nothing was committed.
+//   - An [*AmbiguousCommitError], matching [ErrAmbiguousCommit] and the
+//     driver's error, when COMMIT failed with anything except the server's
+//     own refusal, which is an error with a SQLSTATE outside the connection
+//     classes. That covers a connection error, ctx ending while COMMIT was in
+//     flight, and an error the driver cannot place. Tx does not run such a
+//     transaction again.
+//   - An error matching ctx's error when ctx ends during fn, between fn and
+//     COMMIT, or during a wait between attempts. Nothing was
+//     committed. The error is a *retry.Error that keeps the last attempt's
+//     error.
+//   - The errors of retry.Do when p ends the call, such as a *retry.Error
+//     matching retry.ErrExhausted and the last error.
+//   - An error matching [ErrTxEnded] when fn committed or rolled back the
+//     transaction itself, whether fn then returned nil or an error. Tx does
+//     not run the transaction again, since its work may have landed.
+//   - An error matching retry.ErrInvalid, before anything runs, for a nil
 //     ctx, db or fn, an invalid policy or an invalid option.
 //
-// p's own retry predicate (policy.Policy.WithRetryIf), when it has one, is
-// asked too: an error is retried only when both agree. A per-attempt
-// timeout (policy.Policy.WithAttemptTimeout) that cuts BEGIN or fn short is
-// retried, since nothing was committed; one that ends while COMMIT is in
-// flight makes the outcome ambiguous, as above.
+// Tx rolls back every attempt that does not commit, also when fn panics, so
+// no path holds a connection. The panic then goes on unchanged. When ctx
+// ends during a transaction, database/sql rolls it back on a goroutine of
+// its own, and the connection returns to the pool when that rollback ends.
 //
-// Every attempt that does not commit is rolled back, also when fn panics
-// (the panic then goes on unchanged), so no path holds a connection. When
-// ctx ends during a transaction, database/sql rolls it back on a goroutine
-// of its own, and the connection returns to the pool when that rollback
-// ends.
+// Between attempts the connection goes back to the pool. Give the pool at
+// least as many idle connections as there are concurrent transactions, with
+// sql.DB.SetMaxIdleConns. With fewer, the default being 2, the pool closes
+// connections while their goroutines wait and opens new ones afterwards.
 //
-// Between attempts the connection is back in the pool. Give the pool as
-// many idle connections as there are concurrent transactions
-// (sql.DB.SetMaxIdleConns; the default is 2), or it closes connections
-// while their goroutines wait and opens new ones afterwards.
-//
-// fn may run several times, so it must not have effects outside the
-// transaction that cannot be repeated, and it must not call Commit or
-// Rollback. With a *sql.Conn, whose connection cannot be replaced, a
-// broken connection fails every attempt; give p an attempt limit.
+// With a *sql.Conn, whose connection cannot be replaced, a broken connection
+// fails every attempt. Give p an attempt limit.
 func Tx(ctx context.Context, db Beginner, opts *sql.TxOptions, fn func(context.Context, *sql.Tx) error, p policy.Policy, options ...Option) error {
 	switch d := db.(type) {
 	case nil:
