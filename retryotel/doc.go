@@ -1,6 +1,6 @@
 // Package retryotel turns the hooks of package retry into OpenTelemetry
-// metrics and span events: one [Recorder] per dependency, given to every
-// call that reaches it.
+// metrics and span events. Build one [Recorder] per dependency with [New],
+// and give its [Recorder.Hooks] to every call that reaches the dependency.
 //
 //	rec, err := retryotel.New("payments")
 //	if err != nil {
@@ -8,9 +8,9 @@
 //	}
 //	err = retry.Do(ctx, op, p, retry.WithHooks(rec.Hooks()))
 //
-// The same hooks serve every call of package retry and, through
-// retry.WithHooks inside their WithRetryOptions, retryhttp, retrygrpc and
-// retrysql. The metrics are named after gRPC's retry
+// The same hooks serve every call of package retry. retryhttp, retrygrpc and
+// retrysql take them through retry.WithHooks inside their WithRetryOptions.
+// The metrics are named after gRPC's retry
 // metrics (proposal A96, grpc.client.call.*) in a retry.client namespace,
 // with units and attribute names as the OpenTelemetry semantic conventions
 // ask; see [New] for the list. Each retry is an event on the span in the

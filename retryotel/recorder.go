@@ -23,9 +23,9 @@ const (
 
 // Recorder records the retries and ends of the calls to one dependency as
 // OpenTelemetry metrics, and each retry as an event on the call's span.
-// Build one per dependency with [New] and give its [Recorder.Hooks] to
-// every call that reaches it. A zero Recorder records nothing. A Recorder
-// is safe for concurrent use.
+// Build one per dependency with [New], and give its [Recorder.Hooks] to
+// every call that reaches the dependency. A zero Recorder records nothing.
+// A Recorder is safe for concurrent use.
 type Recorder struct {
 	hooks *retry.Hooks
 
@@ -60,7 +60,7 @@ type config struct {
 }
 
 // WithMeterProvider returns an Option that records through mp instead of
-// the global provider (otel.GetMeterProvider). A nil mp keeps the global
+// the global provider, otel.GetMeterProvider. A nil mp keeps the global
 // one.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) {
@@ -70,35 +70,37 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	}
 }
 
-// New returns a Recorder for the calls to the dependency named dependency,
-// which becomes the retry.dependency attribute of every measurement: a
-// fixed name such as "payments", never a URL. It returns an error for an
-// empty name, or when the meter refuses an instrument. The instruments,
-// each with the attribute retry.dependency:
+// New returns a Recorder for the calls to the dependency named dependency.
+// The name becomes the retry.dependency attribute of every measurement, so
+// give a fixed name such as "payments", never a URL. New returns an error
+// for an empty name, or when the meter refuses an instrument.
 //
-//   - retry.client.calls (counter, {call}, and retry.outcome): calls by
-//     how they ended: success, exhausted, throttled, permanent, cancelled,
-//     deadline, hint_too_long, invalid or shed (held back before its first
-//     attempt, retry.ErrShed);
-//   - retry.client.call.retries (histogram, {retry}, and retry.outcome):
-//     the retries of each call that retried, after A96's
-//     grpc.client.call.retries: its attempts, counting the first call,
-//     less one and less its hedges (in a Loop, every run after the first);
-//     its count is the calls that needed a retry, and a first-try success
-//     costs one measurement, not two;
-//   - retry.client.call.retry_delay (histogram, s, and retry.outcome): the
-//     time each call that waited spent waiting between its attempts
-//     (DoneEvent.Waited), waits imposed by the guard included, after A96's
-//     grpc.client.call.retry_delay;
-//   - retry.client.retry.denied (counter, {retry}): retries the policy's
-//     guard held back after their wait (DoneEvent.Denied), each making its
-//     call wait again and ask again, the one that ended a throttled call
-//     included;
-//   - retry.client.hedge.started (counter, {hedge}): attempts started beside
-//     one still running;
-//   - retry.client.hedge.won (counter, {call}): hedged calls won by an
-//     attempt other than the first (a hedge, or a retry after a round
-//     failed).
+// Every instrument carries the attribute retry.dependency. The first three
+// also carry retry.outcome.
+//
+//   - retry.client.calls, a counter in {call}, counts the calls by how they
+//     ended: success, exhausted, throttled, permanent, cancelled, deadline,
+//     hint_too_long, invalid or shed. A shed call was held back by the
+//     guard before its first attempt, with retry.ErrShed.
+//   - retry.client.call.retries, a histogram in {retry} after A96's
+//     grpc.client.call.retries, records the retries of each call that
+//     retried. A call's retries are its attempts, counting the first call,
+//     less one and less its hedges. In a Loop they are the runs after the
+//     first. So the histogram's count is the calls that needed a retry, and
+//     a first-try success costs one measurement, not two.
+//   - retry.client.call.retry_delay, a histogram in s after A96's
+//     grpc.client.call.retry_delay, records how long each call that waited
+//     spent waiting between its attempts, DoneEvent.Waited. The waits that
+//     the guard imposed count too.
+//   - retry.client.retry.denied, a counter in {retry}, counts the retries
+//     that the policy's guard held back after their wait, DoneEvent.Denied.
+//     Each of them made its call wait again and ask again. The one that
+//     ended a throttled call counts too.
+//   - retry.client.hedge.started, a counter in {hedge}, counts the attempts
+//     started beside one still running.
+//   - retry.client.hedge.won, a counter in {call}, counts the hedged calls
+//     won by an attempt other than the first: a hedge, or a retry after a
+//     round failed.
 func New(dependency string, opts ...Option) (*Recorder, error) {
 	if dependency == "" {
 		return nil, errors.New("retryotel: empty dependency name")
