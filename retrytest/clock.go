@@ -11,16 +11,16 @@ import (
 // defaultPatience is a new Clock's Patience.
 const defaultPatience = 10 * time.Second
 
-// Clock is a mock clock (github.com/benbjohnson/clock's Mock, embedded, so
-// Add, Set, WithTimeout and the rest are there) whose After also records the
-// delay asked for and signals the test. It satisfies policy.Clock.
+// Clock is a mock clock whose After also records the delay asked for and
+// signals the test. It embeds github.com/benbjohnson/clock's Mock, so Add,
+// Set, WithTimeout and the rest are there. It satisfies policy.Clock.
 //
-// Only After signals; Timer, Ticker, Sleep and AfterFunc are the Mock's own.
-// A Clock is safe for concurrent use, but advance it (Add, Set, Step) from
-// one goroutine at a time: two Adds at once can move the Mock's time
-// backwards. NextWait and Step fail the test through tb, so call them from
-// the goroutine running the test. Its zero value is not usable: call
-// [NewClock].
+// Only After signals. Timer, Ticker, Sleep and AfterFunc are the Mock's own,
+// and do not. A Clock is safe for concurrent use, except that only one
+// goroutine at a time may advance it with Add, Set or Step: two Adds at once
+// can move the Mock's time backwards. NextWait and Step fail the test through tb, so
+// call them from the goroutine that runs the test. The zero Clock is not
+// usable: call [NewClock].
 type Clock struct {
 	*clock.Mock
 
@@ -57,10 +57,10 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// NextWait blocks until the code under test has called After (or returns at
-// once if it already has and no NextWait took that call), and returns the
-// delay it asked for. It fails tb if no call comes within c.Patience of real
-// time. NextWait does not advance the clock.
+// NextWait returns the delay of the next call to After that no NextWait has
+// taken yet. It blocks until the code under test makes that call, and
+// returns at once if the call has already been made. It fails tb if no call
+// comes within c.Patience of real time. NextWait does not advance the clock.
 func (c *Clock) NextWait(tb testing.TB) time.Duration {
 	tb.Helper()
 	timeout := time.NewTimer(c.Patience)

@@ -14,10 +14,11 @@ import (
 // nothing: the call goes through as if there were no injector.
 //
 // A fault has at most one outcome: Err, Panic, Status, Reset, Stall or
-// Truncate. Latency comes first, before the outcome, and alone it delays the
-// call, which then goes through. Not every layer can show every outcome.
+// Truncate. Latency comes first, before the outcome. A Latency alone delays
+// the call, which then goes through. Not every layer can show every outcome.
 // A layer given one it cannot show fails the call with an error that says
-// so (an HTTP server answers 500), and injects nothing else:
+// so, and injects nothing else. An HTTP server answers 500 then. What each
+// layer does with each field:
 //
 //	field      plain operation   HTTP client          HTTP server          gRPC (retrygrpctest)
 //	Latency    waits             waits                waits                waits
@@ -35,24 +36,24 @@ import (
 type Fault struct {
 	// Latency is how long the call waits, on the plan's clock, before the
 	// fault strikes. The call's context cuts the wait short, and so does
-	// [Injector.Close]. Alone, it delays the call, which then goes through
-	// (with Partial: the body pauses, then goes on).
+	// [Injector.Close]. Alone, it delays the call, which then goes through.
+	// With Partial, the body pauses, then goes on.
 	Latency time.Duration
 
 	// Err is the error the call fails with. For gRPC it should be a status
-	// error (status.Error); any other error reaches the caller as
+	// error, made with status.Error. Any other error reaches the caller as
 	// codes.Unknown.
 	Err error
 
 	// Hint is the server's hint of how long to wait before the next try,
 	// sent with Err or Status. A plain operation returns Err marked with
-	// retry.After, an HTTP response carries it as Retry-After (in whole
-	// seconds, rounded up, or as a date with HintDate) and a gRPC status
-	// carries it in the grpc-retry-pushback-ms trailer. Zero sends no hint.
+	// retry.After. An HTTP response carries it as Retry-After, in whole
+	// seconds rounded up, or as a date with HintDate. A gRPC status carries
+	// it in the grpc-retry-pushback-ms trailer. Zero sends no hint.
 	Hint time.Duration
 
-	// HintDate sends Hint as an HTTP-date (the plan's clock's time plus
-	// Hint, rounded up to the whole second) instead of in seconds.
+	// HintDate sends Hint as an HTTP-date instead of in seconds. The date is
+	// the plan's clock's time plus Hint, rounded up to the whole second.
 	HintDate bool
 
 	// Panic, when not nil, is the value the call panics with. An HTTP server
@@ -72,7 +73,7 @@ type Fault struct {
 	Reset bool
 
 	// Stall blocks the call until its context ends or the injector is
-	// closed: nothing is answered, so only the caller's own timeouts end
+	// closed. Nothing is answered, so only the caller's own timeouts end
 	// it. The call then fails with the context's error or [ErrClosed].
 	Stall bool
 
@@ -80,12 +81,13 @@ type Fault struct {
 	// bytes, so that a reader gets io.ErrUnexpectedEOF. It needs Partial.
 	Truncate bool
 
-	// Partial moves the fault into the response: the real response's
-	// headers and first After bytes of body (HTTP), or its first After
-	// messages (a gRPC stream), go through, and then the fault strikes.
-	// A body or stream that ends sooner is struck at its end, where a
-	// client that was told the body's length already has all of it.
-	// Partial goes with Latency, Reset, Stall, Truncate or Err.
+	// Partial moves the fault into the response. The real response goes
+	// through up to After, and then the fault strikes. Over HTTP that is
+	// the headers and the first After bytes of the body. On a gRPC stream
+	// it is the first After messages. A body or stream that ends sooner is
+	// struck at its end, where a client that was told the body's length
+	// already has all of it. Partial goes with Latency, Reset, Stall,
+	// Truncate or Err.
 	Partial bool
 
 	// After is how much of the response goes through before a Partial
@@ -93,8 +95,8 @@ type Fault struct {
 	After int
 }
 
-// ErrClosed is the error a call stalled by a fault fails with when the
-// injector is closed (see [Injector.Close]).
+// ErrClosed is the error that a call stalled by a fault fails with when
+// [Injector.Close] closes the injector.
 var ErrClosed = errors.New("retrytest: injector closed")
 
 // errReset is what a reset looks like to the reader of a TCP connection.

@@ -6,26 +6,27 @@ import (
 	"net/http"
 )
 
-// Handler returns h with in's faults, as server middleware: each request the
-// plan's Match picks asks in for its fault (see [Injector.Next]) and gets it
-// instead of, or around, h's answer.
+// Handler returns h with in's faults, as server middleware. Each request
+// that the plan's Match picks asks in for its fault, as [Injector.Next]
+// does, and gets it instead of, or around, h's answer.
 //
 //   - Latency delays the request, which h then serves.
 //   - Status answers with that status, and Retry-After for a Hint,
 //     without calling h.
-//   - Reset closes the connection without an answer: on TCP with a reset,
-//     so that the client reads syscall.ECONNRESET.
-//   - Stall answers nothing until the request's context ends (the client
-//     gave up) or the injector is closed, and then closes the connection.
+//   - Reset closes the connection without an answer. On TCP it resets the
+//     connection, so that the client reads syscall.ECONNRESET.
+//   - Stall answers nothing until the request's context ends, because the
+//     client gave up, or the injector is closed. Then it closes the
+//     connection.
 //   - Panic panics: net/http recovers it and drops the connection.
 //   - Partial lets h answer and breaks its body after After bytes:
 //     Truncate closes the connection there, Reset resets it, Stall holds
 //     the body until the request's context ends or the injector is closed,
 //     and Latency alone pauses the body, which then goes on.
 //
-// A server cannot fail a request with an error: a fault with Err answers
-// 500 with a body that says so (with Partial, the body is cut). A nil in or
-// h answers 500 too. Over HTTP/2, which cannot hand a connection over, a
+// A server cannot fail a request with an error, so a fault with Err answers
+// 500 with a body that says so. With Partial, the body is cut. A nil in or h
+// answers 500 too. Over HTTP/2, which cannot hand a connection over, a
 // connection that would be closed or reset has only its stream reset.
 func (in *Injector) Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -35,10 +35,10 @@ type Injector struct {
 	counts Counts
 }
 
-// Counts are an injector's totals (see [Injector.Counts]).
+// Counts are an injector's totals, as [Injector.Counts] returns them.
 //
-// A fault counts once in Injected and once under each kind it has:
-// a Latency and an Err count in Delays and in Errors.
+// A fault counts once in Injected and once under each kind it has. A fault
+// with a Latency and an Err counts in Delays and in Errors.
 type Counts struct {
 	Calls    int // every call the injector saw, enabled or not (HTTP: those Match picks)
 	Injected int // the calls that got a fault
@@ -67,13 +67,14 @@ func New(p Plan) (*Injector, error) {
 // release.
 const seedStream = 0x7265747279746573 // "retrytes"
 
-// SetEnabled turns the injector on or off while calls run: off, every call
-// goes through untouched, as in an outage that has ended. Turning it off
-// does not end a fault that has already struck: a stall lasts until its
-// context ends or [Injector.Close]. Calls made while the injector is off
-// count in Counts.Calls, and do not move its script on or draw from its
-// seed, so that the faults after it is turned on again are the same
-// whatever happened meanwhile. Steps with For go on ending on the clock.
+// SetEnabled turns the injector on or off while calls run. While it is off,
+// every call goes through untouched, as in an outage that has ended.
+// Turning it off does not end a fault that has already struck: a stall
+// lasts until its context ends or [Injector.Close]. Calls made while the
+// injector is off count in Counts.Calls. They do not move its script on or
+// draw from its seed, so the faults after it is turned on again are the
+// same whatever happened meanwhile. Steps with For go on ending on the
+// clock.
 func (in *Injector) SetEnabled(on bool) { in.enabled.Store(on) }
 
 // Close ends every stall at once, with [ErrClosed], and turns the injector
@@ -95,9 +96,9 @@ func (in *Injector) Counts() Counts {
 }
 
 // Next decides what the next call gets, counts it and tells the plan's
-// OnInject of it: a fault and true, or the zero Fault and false when the
-// call is to go through. ctx is the call's, for OnInject. The caller makes
-// the fault strike, beginning with [Injector.Wait].
+// OnInject of it. It returns the fault and true, or the zero Fault and false
+// when the call is to go through. ctx is the call's, for OnInject. The
+// caller makes the fault strike, beginning with [Injector.Wait].
 func (in *Injector) Next(ctx context.Context) (Fault, bool) {
 	in.mu.Lock()
 	in.counts.Calls++
@@ -184,10 +185,11 @@ func (in *Injector) now() time.Time {
 	return in.plan.Clock.Now()
 }
 
-// Wait makes f's waiting part happen: its Latency, on the plan's clock,
-// then, for a Stall, until ctx ends. It returns nil when the wait is over,
-// ctx's error when ctx ended it, and [ErrClosed] when [Injector.Close] did.
-// For any other fault it returns nil at once.
+// Wait makes f's waiting part happen. It waits f's Latency on the plan's
+// clock, and then, for a Stall, until ctx ends. It returns nil when the wait
+// is over, ctx's error when ctx ended it, and [ErrClosed] when
+// [Injector.Close] did. For a fault with neither Latency nor Stall it
+// returns nil at once.
 func (in *Injector) Wait(ctx context.Context, f Fault) error {
 	if f.Latency > 0 {
 		var fired <-chan time.Time

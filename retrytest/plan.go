@@ -27,7 +27,7 @@ type Step struct {
 	Times int
 
 	// For is how long the step lasts, on the plan's clock, from its first
-	// call: the first call past it starts the next step. A step has Times
+	// call. The first call past it starts the next step. A step has Times
 	// or For, not both.
 	For time.Duration
 
@@ -39,7 +39,7 @@ type Step struct {
 }
 
 // Then says what a [Plan] does once its last step has ended. A plan whose
-// last step ends must say so: its zero value is refused by [New].
+// last step ends must say so. [New] refuses the zero Then for such a plan.
 type Then int
 
 const (
@@ -52,9 +52,10 @@ const (
 // Plan says which calls an [Injector] makes fail, and how: a script of
 // steps, run in order, one call after another.
 //
-// A script that ends (its last step has Times or For) must say what comes
-// after in Then. One whose last step lasts forever must not. The zero Plan
-// is refused by [New]: it injects nothing and says nothing of it.
+// A script ends when its last step has Times or For. Such a script must say
+// in Then what comes after. A script whose last step lasts forever must not.
+// [New] refuses the zero Plan, which would inject nothing and say nothing of
+// it.
 //
 // The same Plan, Seed included, makes the same decisions for the same
 // sequence of calls, on every run and under testing/synctest: the n-th call
@@ -76,9 +77,9 @@ type Plan struct {
 	// Any policy.Clock fits: the Mock of github.com/benbjohnson/clock, [Clock].
 	Clock policy.Clock
 
-	// Match, for HTTP, picks the requests the plan is for (by method, path,
-	// header or anything else). The others go through untouched and do not
-	// count as calls. Nil picks every request.
+	// Match, for HTTP, picks the requests the plan is for, by method,
+	// path, header or anything else. The others go through untouched and do
+	// not count as calls. Nil picks every request.
 	Match func(*http.Request) bool
 
 	// OnInject, when not nil, is called with each injection, on the

@@ -11,11 +11,11 @@ import (
 )
 
 // NewServer starts an httptest.Server for h on an in-memory network instead
-// of a loopback port, so that it can run inside a testing/synctest bubble:
-// a goroutine that waits on a real socket keeps a bubble's time from moving.
-// Only the server's Client reaches it, whatever the host of the URL; use
-// that client, or its Transport as the base of one's own. Close the server
-// when done, and first the injector whose faults stall its requests.
+// of a loopback port, so that it can run inside a testing/synctest bubble. A
+// goroutine that waits on a real socket would keep a bubble's time from
+// moving. Only the server's Client reaches it, whatever the host of the URL.
+// Use that client, or its Transport as the base of one's own. Close the
+// server when done, after the injector whose faults stall its requests.
 //
 // An in-memory connection knows no reset: one that a fault resets is
 // closed, and its reader sees io.EOF or io.ErrUnexpectedEOF.

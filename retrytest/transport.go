@@ -10,9 +10,9 @@ import (
 )
 
 // Transport returns base with in's faults, as an http.RoundTripper for the
-// client side: each request the plan's Match picks asks in for its fault
-// (see [Injector.Next]) and gets it instead of, or around, base's answer.
-// A nil base is http.DefaultTransport.
+// client side. Each request that the plan's Match picks asks in for its
+// fault, as [Injector.Next] does, and gets it instead of, or around, base's
+// answer. A nil base is http.DefaultTransport.
 //
 //   - Latency delays the request, which base then sends.
 //   - Err is RoundTrip's error, marked with retry.After for a Hint.
@@ -24,10 +24,11 @@ import (
 //     injector is closed, and fails it with that error.
 //   - Panic panics.
 //   - Partial sends the request and breaks the response body after After
-//     bytes: its Read fails with io.ErrUnexpectedEOF (Truncate), a reset
-//     error (Reset) or Err, or holds until the request's context ends, the
-//     body is closed or the injector is (Stall). Latency alone pauses the
-//     body, which then goes on.
+//     bytes. With Truncate the body's Read then fails with
+//     io.ErrUnexpectedEOF, with Reset with a reset error, and with Err with
+//     Err. With Stall it holds until the request's context ends, the body
+//     is closed or the injector is. Latency alone pauses the body, which
+//     then goes on.
 //
 // A request that gets a fault instead of base has its body closed, as a
 // RoundTripper must. A nil in fails every request with an error that says

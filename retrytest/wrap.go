@@ -8,8 +8,8 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// Wrap returns fn with in's faults: each call asks in for its fault (see
-// [Injector.Next]) and, when it gets one, waits its Latency and then fails,
+// Wrap returns fn with in's faults. Each call asks in for its fault, as
+// [Injector.Next] does. A call that gets one waits its Latency, then fails,
 // panics or stalls as the fault says, instead of calling fn. A fault with
 // Latency alone delays fn. Err comes back as it is, marked with retry.After
 // when the fault has a Hint. Reset returns an error that matches
