@@ -1,79 +1,97 @@
-// Package retrykit is a retry toolkit for Go: it runs flaky calls (networks,
-// disks, cloud APIs) again after a growing, bounded delay, and gives up in a
-// way the caller can understand. This package holds no code; it is the tour.
+// Package retrykit is a retry toolkit for Go. It runs a flaky call until the
+// call succeeds, fails for good, runs out of attempts or time, or its context
+// ends, and it keeps the last error whatever happens. This package holds no
+// code: it is the tour.
 //
 // # The layers
 //
 // Imports point down only:
 //
-//   - package retry runs operations: retry.Do and the generic retry.DoValue
+//   - Package retry runs operations. retry.Do and the generic retry.DoValue
 //     call a function until it succeeds, returns a permanent error, exhausts
-//     the policy or the context says stop; retry.Loop restarts long-running
-//     work (consumers, watches, supervised processes); retry.Go fans out over
-//     an errgroup; retry.Hedge and retry.HedgeValue also start another
-//     attempt beside a slow one, for operations safe to run twice at once
-//     (policy.Hedging, with a fixed delay or a running latency percentile).
-//     All the state of a call lives on its stack.
-//   - package policy describes how to retry as an immutable value: the
-//     schedule, its cap and jitter, attempt and time limits, which errors to
-//     retry, when to start over, a shared guard that admits retries while
-//     they pay off, and which clock to read. Every With… method returns a copy, so one policy is shared
-//     safely by any number of goroutines. Policies also read from text, JSON
-//     and flags.
-//   - package backoff computes delays: closed-form schedules with saturating
-//     arithmetic, jitter, the stateful backoff.Strategy (Next, Reset) for
-//     code that keeps its own loop, and a keyed table for per-key back-off.
+//     the policy or its context ends. retry.Loop restarts long-running work
+//     forever, such as consumers, watches and supervised processes. retry.Go
+//     fans out over an errgroup. retry.Hedge and retry.HedgeValue also start
+//     another attempt beside a slow one, for operations that are safe to run
+//     twice at once. All the state of a call lives on its stack.
+//   - Package policy describes how to retry, as an immutable value: the
+//     schedule, its cap and jitter, the attempt and time limits, which errors
+//     to retry, when to start over, a guard that admits retries while they
+//     pay off, hedging, and which clock to read. Every With… method returns a
+//     copy, so any number of goroutines can share one policy. Policies also
+//     read from text, JSON and flags.
+//   - Package backoff computes bare delays: closed-form schedules with
+//     saturating arithmetic, jitter, the stateful backoff.Strategy for code
+//     that keeps its own loop, and a keyed table for per-key back-off.
 //
-// Beside them, retryhttp makes an http.Client retry correctly through
-// its Transport, and retrytest gives tests a mock clock that says when
-// the code under test starts a wait.
+// The integrations use only the public API of these packages, as a third
+// party's would. retryhttp makes an
+// http.Client retry through its Transport. retrysql runs a database/sql
+// transaction again after a serialization failure or a deadlock. retrytest
+// makes calls fail on purpose, and gives tests a mock clock that says when
+// the code under test starts a wait. retrygrpc, retryotel, retrykube and
+// retryriver are modules of their own, for gRPC, OpenTelemetry, client-go's
+// work queues and River jobs.
 //
 // # The default
 //
 // policy.Default() is the Kubernetes kubelet back-off, the numbers of
 // CrashLoopBackOff and ImagePullBackOff: 10s after the first failure,
-// doubling, capped at 300s, no attempt limit. Attempts start at 0, 10, 30,
-// 70, 150, 310, 610, 910s, …
+// doubling, capped at 300s. Attempts start at 0, 10, 30, 70, 150, 310, 610,
+// 910s, … It has no attempt limit, so a call under it retries forever until
+// it succeeds, fails for good or its context ends. Give it a limit:
 //
 //	err := retry.Do(ctx, func(ctx context.Context) error {
 //		return client.Ping(ctx)
 //	}, policy.Default().WithMaxAttempts(5))
 //
+// Attempts always count the first call: WithMaxAttempts(5) makes the call
+// and at most four retries.
+//
 // # How a call ends
 //
-//   - nil on success;
-//   - the operation's error as it is, when it was marked with
-//     retry.Permanent or the policy does not retry it;
-//   - a *retry.Error matching retry.ErrExhausted and the last error, when the
-//     attempt or time limit is reached (attempts always count the first
-//     call);
-//   - a *retry.Error matching the context's error and the last error, at once
-//     when the context is done, and without waiting when the next wait would
-//     end after the context's deadline;
-//   - a *retry.Error matching retry.ErrThrottled and the last error when the
+// A call ends in one of these ways:
+//
+//   - nil on success.
+//   - The operation's own error, as it is, when it was marked with
+//     retry.Permanent or the policy's WithRetryIf does not retry it.
+//   - A *retry.Error matching retry.ErrExhausted and the last error, when
+//     the attempt or time limit ends the call.
+//   - A *retry.Error matching retry.ErrThrottled and the last error, when the
 //     call runs out of attempts or time while its policy.Guard holds its
-//     retries back (a denied retry is waited out, not the end of the call);
-//   - a *retry.Error matching retry.ErrShed, at once and before the
-//     operation runs, when the policy.Guard holds new calls back while the
-//     dependency answers nothing but overload;
-//   - a *retry.Error matching retry.ErrHintTooLong and the last error, at
-//     once, when the operation's hint (retry.After, a Retry-After) asks for a
-//     wait above the policy's hint ceiling, past the time limit or past the
-//     deadline;
-//   - an error matching retry.ErrInvalid (and policy.ErrInvalid) before
-//     anything runs, for a nonsensical policy, a nil function or a nil
-//     context.
+//     retries back. A retry that the guard denies is not the end of the
+//     call: the call waits its back-off and asks again.
+//   - A *retry.Error matching retry.ErrShed, at once and before the
+//     operation runs, when the policy's guard holds new calls back. The
+//     guard does so while the dependency answers nothing but overload.
+//   - A *retry.Error matching the context's error and the last error. The
+//     call returns at once when the context ends. It also returns, without
+//     waiting, when the next wait would end after the context's deadline.
+//   - A *retry.Error matching retry.ErrHintTooLong and the last error, at
+//     once, when the operation's hint asks for a wait above the policy's
+//     hint ceiling, past the time limit or past the deadline.
+//   - An error matching retry.ErrInvalid, before anything runs, for a nil
+//     context, a nil function or an invalid policy. For an invalid policy it
+//     matches policy.ErrInvalid too.
 //
 // An operation can also say how long to wait (retry.After, a server's
 // Retry-After), and hooks (retry.WithHooks, retry.SlogHooks) see every wait
 // before it starts, never after the final attempt.
 //
+// # Retry admission
+//
+// Retries mask a flaky dependency, and they can also turn a stall into an
+// outage that outlives it. A policy.Guard, one per dependency and shared by
+// every policy that calls it, admits retries while they pay off and holds
+// them back while they only add load. Give it with Policy.WithGuard.
+//
 // # Testing
 //
-// Time is injectable: policy.WithClock takes anything with Now and After,
-// github.com/benbjohnson/clock's Mock included. Package retrytest wraps
-// that Mock so a test can wait until the code under test is parked in a
-// back-off, read the delay it asked for and advance exactly that much, with
-// no sleeps and no races. Code that uses the real clock can also be tested
-// inside testing/synctest.
+// Time is injectable. policy.WithClock takes anything with Now and After,
+// github.com/benbjohnson/clock's Mock included. retrytest.Clock wraps that
+// Mock, so that a test can wait until the code under test is parked in a
+// back-off, read the delay it asked for and advance exactly that much. The
+// test needs no sleep and has no race. Code that uses the real clock can
+// also be tested inside testing/synctest. retrytest's Injector makes calls fail on
+// purpose, by a script or at random from a seed.
 package retrykit
