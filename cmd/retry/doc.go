@@ -1,6 +1,6 @@
 // Command retry runs a command until it succeeds, fails for good, or its
-// policy says stop. It brings the policies of package retry to shell
-// scripts, CI steps and containers.
+// policy says stop. It brings packages retry and policy to shell scripts, CI
+// steps and containers.
 //
 //	retry [flags] -- command [args...]
 //
