@@ -1,8 +1,7 @@
 // Package retrykube paces a Kubernetes controller's requeues by a retry
-// policy: [NewRateLimiter] is a client-go workqueue rate limiter whose delays
-// are the policy's, jitter and cap included, and whose memory stays bounded.
+// policy. [NewRateLimiter] returns a client-go workqueue rate limiter whose
+// delays are the policy's, and whose memory stays bounded.
 //
 // It is a module of its own, so that users of the core packages never
-// download client-go. See [NewRateLimiter] for how to compose it with
-// client-go's own overall rate limit.
+// download client-go. See [NewRateLimiter], [WithGuard] and [WithIdle].
 package retrykube

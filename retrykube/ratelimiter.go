@@ -10,57 +10,57 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-// NewRateLimiter returns a workqueue rate limiter that requeues an item after
-// the policy's delay for its number of failures in a row: When(item) counts a
-// failure and returns p.Backoff(n, …) for the item's n-th failure in a row,
-// jittered and within the cap as every delay of p; Forget(item) starts the
-// item over; NumRequeues(item) returns its failures in a row.
+// NewRateLimiter returns a workqueue rate limiter that requeues an item
+// after p's delay for the item's failures in a row. When(item) counts a
+// failure and returns p.Backoff(n, …) for the item's n-th failure in a row.
+// That delay is jittered and capped as every delay of p is. Forget(item)
+// starts the item over. NumRequeues(item) returns its failures in a row.
 //
-// Memory is bounded whether or not the controller calls Forget: an item
-// forgotten, or not requeued for longer than the idle window (twice the
-// policy's cap unless [WithIdle] says otherwise), starts over and gives its
-// memory back, and once every item is forgotten the limiter is back to its
-// starting size. The table is a [backoff.Keyed], which never sweeps: idle
-// items are let go of by the calls that follow.
+// Memory stays bounded whether or not the controller calls Forget. An item
+// starts over and gives its memory back once it is forgotten. It does the
+// same once it has not been requeued for longer than the idle window, which
+// is twice the policy's cap unless [WithIdle] says otherwise. Once every
+// item is forgotten, the limiter is back to its starting size. The table is
+// a [backoff.Keyed], which never sweeps: later calls let go of idle items.
 //
-// Every limiter is guarded against requeue storms: unless p has a guard or
-// [WithGuard] says otherwise, NewRateLimiter gives the limiter a guard of its
-// own, policy.NewGuard(50, 1), as retryhttp.New gives each Transport. The
-// limiter admits requeues as package retry admits retries. It tells the
-// guard how each reconcile ended: a requeue follows a failure, which takes a
-// token, and a Forget follows a success, which adds the ratio (also a Forget
-// that gives an item up, which the limiter cannot tell apart). Before each
-// requeue it asks the guard whether the retry may go ahead at its back-off
-// delay.
+// Each limiter has a guard against requeue storms. By default it is a guard
+// of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
+// Transport. A guard in p (Policy.WithGuard) takes its place. [WithGuard]
+// shares one guard between limiters, or turns the guard off. The limiter
+// tells the guard how each reconcile ended. Each requeue follows a failure,
+// and takes a token. Each Forget counts as a success, and adds the guard's
+// ratio. This is true also of a Forget that gives an item up, because the
+// limiter cannot tell the two apart. Before each requeue, the limiter asks
+// the guard whether the requeue may go ahead at its back-off delay.
 //
-// A denied requeue waits longer instead, never less than its own delay. The
-// queue runs an item whenever its delay ends, so "not now" has to be a
-// longer wait, and every item that comes back is reconciled again. While at
-// most 100 objects are failing in a row, a denied requeue waits 2.5 to 5 s,
-// so that the backlog of a blip is back within seconds of its end. Once more
-// are failing, the dependency is down for many of them, and a denied
-// requeue waits 30 s to a minute, so that the backlog sits out the outage
-// instead of adding to it. The guard's own probes, one a second, find out
-// when the dependency is back. Give every controller that calls the same
-// dependency the same guard.
+// A requeue the guard denies waits longer instead, never less than its own
+// delay. The queue runs an item whenever its delay ends, so "not now" has
+// to be a longer wait, and every item that comes back is reconciled again.
+// While at most 100 objects are failing in a row, a denied requeue waits
+// 2.5 to 5 s, so that the backlog of a blip is back within seconds of its
+// end. Once more are failing, the dependency is down for many of them. A
+// denied requeue then waits 30 s to a minute, so that the backlog sits out
+// the outage instead of adding to it. The guard lets one probe through each
+// second, and finds out that way when the dependency is back. Give every
+// controller that calls the same dependency the same guard.
 //
-// The limiter reads p's clock (the real one unless Policy.WithClock says
-// otherwise) for its idle window and its guard. It takes from p only its
-// delays and its guard: attempt and time limits, retried errors and reset
-// rules are the controller's to apply, through NumRequeues and Forget. Any
-// policy gives delays (Policy.Backoff is defined for every one); check a
-// policy from configuration with Policy.Validate first.
+// The limiter reads p's clock for its idle window and its guard. That is
+// the real clock unless Policy.WithClock says otherwise. It takes from p
+// only its delays and its guard. Attempt and time limits, retried errors
+// and reset rules are the controller's to apply, through NumRequeues and
+// Forget. Every policy gives delays, so NewRateLimiter accepts any p. Check
+// a policy read from configuration with Policy.Validate first.
 //
-// The limiter is per item; client-go's default also caps the overall requeue
-// rate, with a token bucket. For both, compose the two as client-go does
-// (here the bucket in place of a guard):
+// The limiter paces each item on its own. client-go's default limiter also
+// caps the overall requeue rate, with a token bucket. To have both, compose
+// the two as client-go does, with the bucket in place of a guard:
 //
 //	workqueue.NewTypedMaxOfRateLimiter(
 //		retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)),
 //		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 //	)
 //
-// The limiter is safe for concurrent use, and When does not allocate for an
+// The limiter is safe for concurrent use. When does not allocate for an
 // item it already holds.
 func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.TypedRateLimiter[T] {
 	var o options
