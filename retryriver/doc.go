@@ -1,10 +1,10 @@
-// Package retryriver runs River jobs (github.com/riverqueue/river, on
-// PostgreSQL) under a retrykit [policy.Policy], so that retries outlive the
-// process that started them: [RetryPolicy] schedules a failed job's next
-// attempt from the policy's back-off, and [Middleware] turns what a worker
-// returns into River's words, a hint ([retry.After]) into a snooze, a
-// [retry.Permanent] error into a cancelled job, and holds retries back while
-// the policy's guard sees the dependency down.
+// Package retryriver runs River jobs under a retrykit [policy.Policy], so
+// that retries outlive the process that started them. [RetryPolicy]
+// schedules a failed job's next run by the policy's back-off, and
+// [Middleware] turns what a worker returns into River's words.
+//
+// River is github.com/riverqueue/river, a job queue on PostgreSQL. Give
+// River both parts of the same policy:
 //
 //	p := policy.Exponential(10 * time.Second).WithCap(time.Hour).
 //		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithMaxHint(24 * time.Hour)
@@ -25,17 +25,22 @@
 //
 // # Limits
 //
-// River counts a job's attempts as retrykit does, the first run included,
-// and discards the job once it has failed MaxAttempts times
-// (river.InsertOpts.MaxAttempts, or river.Config.MaxAttempts, 25 by default);
-// snoozes do not count. That is the job's attempt limit: this package does
-// not read the policy's attempt limit (policy.Policy.WithMaxAttempts) nor its
-// time limit (policy.Policy.WithMaxElapsed), since a job's life, its
-// attempts and their times are River's to record. To carry them over, insert
-// the job with MaxAttempts set to the policy's attempts, or, for a time
-// limit, to the number of attempts whose delays add up to it: the kubelet
-// schedule of [policy.Default] (10 s doubling to 300 s) spans 24 hours in
-// 293 attempts, River's default schedule (attempt⁴ seconds) about 20 days in
-// its 25. A policy's per-attempt timeout is not read either: River's own
-// (river.Config.JobTimeout, a worker's Timeout) bounds each run.
+// River enforces the attempt limit of a job, not this package. River counts
+// a job's attempts as retrykit does, the first run included. It discards
+// the job once it has failed MaxAttempts times. MaxAttempts comes from
+// river.InsertOpts.MaxAttempts or river.Config.MaxAttempts, and is 25 by
+// default. Snoozes do not count as attempts.
+//
+// This package does not read the policy's attempt limit
+// (policy.Policy.WithMaxAttempts) or its time limit
+// (policy.Policy.WithMaxElapsed). A job's life, its attempts and their
+// times are River's to record. To carry a policy's attempt limit over,
+// insert the job with MaxAttempts set to it. To carry a time limit over,
+// set MaxAttempts to the number of attempts whose delays add up to it. The
+// kubelet schedule of [policy.Default], 10 s doubling to 300 s, spans 24
+// hours in 293 attempts. River's default schedule, attempt⁴ seconds, spans
+// about 20 days in its 25 attempts.
+//
+// The policy's per-attempt timeout is not read either. River's own
+// river.Config.JobTimeout, or a worker's Timeout method, bounds each run.
 package retryriver

@@ -12,40 +12,49 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-// Middleware is a river worker middleware that maps what a job's worker
-// returns onto River's vocabulary, by the rules of retry.Do under its
-// policy:
+// Middleware is a River worker middleware that turns what a job's worker
+// returns into what River does with the job, by the rules retry.Do follows
+// under the same policy:
 //
-//   - nil completes the job;
-//   - an error marked with retry.After(d, err) snoozes the job for d, which
-//     uses up no attempt (a hint ≤ 0: at once), though the schedule counts
-//     it as retry.Do's does (see [RetryPolicy]); a hint above the policy's
-//     hint ceiling (policy.Policy.WithMaxHint) cancels the job instead, with
-//     an error matching retry.ErrHintTooLong and the worker's error;
-//   - an error marked with retry.Permanent, or one the policy does not retry
-//     (policy.Policy.WithRetryIf), cancels the job (river.JobCancel): it is
-//     not run again;
-//   - any other error is left to River, which retries the job on its retry
-//     policy (a [RetryPolicy] for the same policy) until its MaxAttempts;
-//   - River's own river.JobSnooze and river.JobCancel pass through as they are.
+//   - nil completes the job.
+//   - An error marked with retry.After(d, err) snoozes the job for d. A
+//     snooze uses up no attempt, and a hint ≤ 0 runs the job again at once.
+//     The schedule still counts the snooze as a wait, as retry.Do's does
+//     (see [RetryPolicy]).
+//   - A hint above the policy's hint ceiling (policy.Policy.WithMaxHint)
+//     cancels the job instead. The job's error matches retry.ErrHintTooLong
+//     and the worker's error.
+//   - An error marked with retry.Permanent cancels the job (river.JobCancel),
+//     and so does an error the policy does not retry
+//     (policy.Policy.WithRetryIf). A cancelled job does not run again.
+//   - Any other error is left to River. River retries the job by its retry
+//     policy, which should be a [RetryPolicy] of the same policy, until the
+//     job's MaxAttempts.
+//   - River's own river.JobSnooze and river.JobCancel pass through unchanged.
 //
-// Admission: when the policy has a guard (policy.Policy.WithGuard), a retry
-// (a run whose Attempt is above 1: River counts failed runs, not snoozed
-// ones, so a job back from a hint's snooze runs as it was asked to) runs
-// only if the guard admits it (while a token is left; see policy.Guard);
-// otherwise the job is snoozed for the schedule's next delay, as retry.Do
-// waits one before it asks again, but never less than a second, and asks
-// again then. A guard with no token left still admits one retry a
-// second, as a probe, so held-back jobs follow as soon as the dependency is
-// back. The guard learns how every run ended: a success, a failure, or an
-// overload (a hint, or a run past its timeout). Runs ended by the job's
-// context being cancelled, and errors that cancel the job, are no news
-// about the dependency. One guard serves one process: give the workers of
-// one dependency their own Middleware and guard.
+// A retry runs only while the policy's guard admits it. A retry is a run
+// whose job.Attempt is above 1. Only a guard set with policy.Policy.WithGuard
+// is asked; a policy with no guard admits every retry. First runs are never
+// held back. River counts failed runs, not snoozes. So a first run that
+// snoozed for a hint is still a first run when it comes back, and is not
+// held back.
 //
-// Install it in river.Config.Middleware, or return it from a worker's
-// Middleware method for one kind of job. The zero Middleware is not usable;
-// use [NewMiddleware]. A Middleware is safe for concurrent use.
+// A retry the guard denies is snoozed for the schedule's next delay, and
+// asks again when it comes back. The snooze is never shorter than a second.
+// This is the job's form of retry.Do waiting its back-off and asking again.
+// A guard with no token left still admits one retry a second, as a probe. So
+// the held-back jobs follow as soon as the dependency is back.
+//
+// The guard learns how every run ended: a success, a failure, or an
+// overload. An overload is a hint, or a run cut off by its timeout. A run
+// ended because the job's context was cancelled tells the guard nothing,
+// and neither does an error that cancels the job. A guard counts the load
+// of one process only, so give the workers of one dependency their own
+// Middleware and guard.
+//
+// Install a Middleware in river.Config.Middleware, or return it from a
+// worker's Middleware method for one kind of job. The zero Middleware is not
+// usable; use [NewMiddleware]. A Middleware is safe for concurrent use.
 type Middleware struct {
 	river.MiddlewareDefaults
 	p     policy.Policy
@@ -60,7 +69,7 @@ var _ rivertype.WorkerMiddleware = (*Middleware)(nil)
 // round trip to the database in a loop.
 const minDeniedSnooze = time.Second
 
-// NewMiddleware returns the middleware of p, or an error matching
+// NewMiddleware returns the Middleware of p. It returns an error matching
 // policy.ErrInvalid when p is not valid.
 func NewMiddleware(p policy.Policy) (*Middleware, error) {
 	if err := p.Validate(); err != nil {
@@ -69,8 +78,8 @@ func NewMiddleware(p policy.Policy) (*Middleware, error) {
 	return &Middleware{p: p, guard: admissionOf(p), now: time.Now}, nil
 }
 
-// Work runs the job through doInner, unless admission holds a retry back,
-// and returns what River should do with it (see [Middleware]).
+// Work runs the job through doInner and returns what River should do with
+// it (see [Middleware]). A retry the guard denies is snoozed without running.
 func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	admitted := job != nil && job.Attempt > 1
 	if admitted && !m.guard.allow(m.now()) {

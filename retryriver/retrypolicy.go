@@ -12,15 +12,18 @@ import (
 )
 
 // RetryPolicy is a river.ClientRetryPolicy that schedules a failed job's
-// next attempt by a retrykit policy: it waits the policy's Backoff(n, prev),
-// jitter and cap included. n is the job's Attempt, counting the first run,
-// plus the snoozes its [Middleware] made it take, for a hint or for a retry
-// the guard held back. So the schedule carries on after those waits, as in
-// retry.Do, rather than repeat a step. prev is the wait before the attempt
-// as the job's row records it (from the previous attempt's start to this
-// one's scheduled time; 0 after the first). Give it to
-// river.Config.RetryPolicy, or call its NextRetry from a worker's own
-// NextRetry for a policy of that kind of job.
+// next run after the policy's delay, p.Backoff(n, prev). The delay is
+// jittered and capped as every delay of the policy is.
+//
+// n counts the job's attempts, the first run included. It also counts the
+// snoozes the job's [Middleware] made it take, for a hint or for a retry the
+// guard held back. So the schedule carries on after those waits, as in
+// retry.Do, instead of repeating a step. prev is the wait before the current
+// attempt, as the job's row records it. It runs from the previous attempt's
+// start to this attempt's scheduled time, and is 0 after the first attempt.
+//
+// Give a RetryPolicy to river.Config.RetryPolicy. For one kind of job, call
+// its NextRetry from the worker's own NextRetry method.
 //
 // The zero RetryPolicy is not usable; use [NewRetryPolicy]. A RetryPolicy
 // is safe for concurrent use.
@@ -31,7 +34,7 @@ type RetryPolicy struct {
 
 var _ river.ClientRetryPolicy = (*RetryPolicy)(nil)
 
-// NewRetryPolicy returns the retry policy of p, or an error matching
+// NewRetryPolicy returns the RetryPolicy of p. It returns an error matching
 // policy.ErrInvalid when p is not valid.
 func NewRetryPolicy(p policy.Policy) (*RetryPolicy, error) {
 	if err := p.Validate(); err != nil {
@@ -40,9 +43,9 @@ func NewRetryPolicy(p policy.Policy) (*RetryPolicy, error) {
 	return &RetryPolicy{p: p, now: time.Now}, nil
 }
 
-// NextRetry returns when the job, whose attempt job.Attempt just failed,
-// runs again: now plus the policy's delay for that attempt. A nil job is
-// scheduled as a first attempt's failure.
+// NextRetry returns when job runs again, after its attempt job.Attempt just
+// failed: now plus the policy's delay for that attempt. A nil job is
+// scheduled as if its first attempt had failed.
 func (r *RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	n, prev := 1, time.Duration(0)
 	if job != nil {
