@@ -7,37 +7,38 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// Err returns why the Transport stopped retrying the request whose final
-// response is resp, when it returned a response it would have retried. The
-// error is one of these:
+// Err returns why the Transport stopped retrying a request whose final
+// response resp it would have retried. Err returns nil for every other
+// response. The error is one of these:
 //
-//   - an *retry.Error matching retry.ErrThrottled, when the guard held the
-//     retries back;
-//   - an *retry.Error matching retry.ErrExhausted, when the policy's limits
-//     ended them;
-//   - an *retry.Error matching retry.ErrHintTooLong, when the server's
-//     Retry-After asked for too long a wait;
-//   - an *retry.Error matching context.DeadlineExceeded, when the next wait
-//     would have passed the request's deadline;
-//   - the error of the request's GetBody, as "retryhttp: rewinding the
-//     request body: " and GetBody's error, when the body could not be sent
-//     again for the next attempt. It is no *retry.Error.
+//   - An *retry.Error matching retry.ErrThrottled, when the guard held the
+//     retries back.
+//   - An *retry.Error matching retry.ErrExhausted, when the policy's limits
+//     ended them.
+//   - An *retry.Error matching retry.ErrHintTooLong, when the server's
+//     Retry-After asked for too long a wait.
+//   - An *retry.Error matching context.DeadlineExceeded, when the next wait
+//     would have passed the request's deadline.
+//   - The error of the request's GetBody, when the body could not be sent
+//     again for the next attempt. Its message starts with "retryhttp:
+//     rewinding the request body: ". It is not a *retry.Error.
 //
 // An *retry.Error's Last is the last attempt's error. An attempt cut off by
 // the policy's per-attempt timeout matches retry.ErrAttemptTimeout, and
-// context.DeadlineExceeded too, as in package retry. Its Elapsed counts
-// from the start of the request. A request that nothing times (no deadline,
-// options or limits on time) may tell no time, as in package retry.
+// context.DeadlineExceeded too, as in package retry. The error's Elapsed
+// counts from the start of the request. A request that nothing times may
+// tell no time, as in package retry. Nothing times a request that has no
+// deadline, no options and no limit on time.
 //
-// Err returns nil for any other response: one that was not to be retried,
-// whether by the Transport's classification, [WithRetryIf] or the policy's
-// own predicate (policy.Policy.WithRetryIf), and one that no Transport
-// returned.
+// Err returns nil for a response that was not to be retried. That covers a
+// response refused by the Transport's classification, by [WithRetryIf] or
+// by the policy's own predicate (policy.Policy.WithRetryIf). Err also
+// returns nil for a response that no Transport returned.
 //
 // Err reads the error from resp.Request. The Transport hands the final
 // response back with a copy of the request it sent, whose context carries
-// the error. So Err keeps working when something wraps the body (as
-// http.Client does when it has a Timeout) or copies the Response. It
+// the error. So Err keeps working when something wraps the body, as
+// http.Client does when it has a Timeout, or copies the Response. Err
 // returns nil once resp.Request is replaced.
 func Err(resp *http.Response) error {
 	if resp == nil || resp.Request == nil {

@@ -7,10 +7,11 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// DefaultRetryable retries, for requests that are safe to repeat (see
-// [Idempotent]) and whose context is not done, connection errors (see
-// retry.ConnectionError) and the statuses 429 Too Many Requests, 502 Bad
-// Gateway, 503 Service Unavailable and 504 Gateway Timeout.
+// DefaultRetryable is the Transport's default classification. It retries
+// connection errors (see retry.ConnectionError) and the statuses 429 Too
+// Many Requests, 502 Bad Gateway, 503 Service Unavailable and 504 Gateway
+// Timeout. It retries only requests that are safe to repeat (see
+// [Idempotent]) and whose context is not done.
 func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 	if !Idempotent(req) {
 		return false
@@ -27,10 +28,11 @@ func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 	return false
 }
 
-// Idempotent reports whether req is safe to send more than once: its method
-// is GET, HEAD, OPTIONS, TRACE, PUT or DELETE (RFC 9110, 9.2.2), or it
-// carries an Idempotency-Key header with a value. An empty key names no
-// operation for the server to recognise again, so it does not count.
+// Idempotent reports whether req is safe to send more than once. It is when
+// its method is GET, HEAD, OPTIONS, TRACE, PUT or DELETE (RFC 9110, 9.2.2),
+// or when it carries an Idempotency-Key header with a value. An empty key
+// names no operation for the server to recognise again, so it does not
+// count.
 func Idempotent(req *http.Request) bool {
 	switch req.Method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:

@@ -1,5 +1,6 @@
 // Package retryhttp retries HTTP requests through an [http.RoundTripper],
-// so that a plain http.Client retries correctly:
+// so that a plain http.Client retries correctly. Build a [Transport] with
+// [New] and give it to the client:
 //
 //	tr, err := retryhttp.New(nil, policy.Default().WithMaxAttempts(4))
 //	if err != nil {
@@ -7,8 +8,9 @@
 //	}
 //	client := &http.Client{Transport: tr}
 //
-// See [Transport] for what is retried and how request bodies and responses
-// are handled.
+// [Transport] says what is retried, what RoundTrip returns and how request
+// bodies and responses are handled. [Err] tells why a final response was not
+// retried, and [DefaultRetryable] is the default classification.
 package retryhttp
 
 import (
@@ -33,64 +35,91 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 
 // Transport is an http.RoundTripper that retries requests through a base
 // RoundTripper under a policy. Build one with [New]. A Transport is safe for
-// concurrent use. A zero Transport sends through http.DefaultTransport
-// (which keeps 2 idle connections per host, where New's default base keeps
-// 100) under policy.Default() bounded to 5 attempts, with no guard.
+// concurrent use.
 //
-// What is retried. Connection errors (refused, reset, EOF before a
-// response, the base transport's own timeouts) and the statuses 429, 502,
-// 503 and 504, for requests that are safe to repeat: GET, HEAD, OPTIONS,
-// TRACE, PUT, DELETE, or any request with a non-empty Idempotency-Key
+// A zero Transport is usable, but it is not what New(nil, p) builds. It
+// sends through http.DefaultTransport, which keeps 2 idle connections per
+// host, while New's default base keeps 100. Its policy is policy.Default()
+// bounded to 5 attempts. It has no guard, while New gives each Transport a
+// guard unless [WithGuard](nil) turns it off.
+//
+// What is retried. By default, [DefaultRetryable] decides. It retries
+// connection errors and the statuses 429, 502, 503 and 504, for requests
+// that are safe to repeat. Connection errors include refused and reset
+// connections, an EOF before a response, and the base transport's own
+// timeouts. A request is safe to repeat when its method is GET, HEAD,
+// OPTIONS, TRACE, PUT or DELETE, or when it has a non-empty Idempotency-Key
 // header. Once the request's context is done, nothing is retried.
-// [WithRetryIf] replaces this classification. The policy's own predicate
-// (policy.Policy.WithRetryIf), if it has one, is asked next with the
-// attempt's error. For a response, that error's message is "status " and
+//
+// The Transport applies the policy's own predicate too
+// (policy.Policy.WithRetryIf). [WithRetryIf] replaces the Transport's
+// classification, and sees the request, the response and the error. The
+// policy's predicate is asked after it, with the attempt's error, and can
+// only refuse more. For a response, that error's message is "status " and
 // the status, such as "status 503 Service Unavailable". An outcome that
-// either refuses is final. A response then comes back with a nil error, and
-// [Err] returns nil for it. The base transport may
-// send a request again on its own: net/http does, for an idempotent request
-// whose reused connection is reset before any response, and the policy's
-// attempts do not count that.
+// either of them refuses is final. A refused response comes back with a nil
+// error, and [Err] returns nil for it. A refused connection error comes back
+// as it is, with a nil response.
 //
-// Request bodies. Each retry sends the body again from Request.GetBody (set
-// by http.NewRequest for in-memory bodies). A body that cannot be rewound
-// is sent once and not retried: never half-empty. The body is rewound as
-// soon as an attempt's outcome is one to retry, before its response is
-// released, so a GetBody that fails makes that outcome final, as for a body
-// with no GetBody: the response comes back untouched (a connection error
-// comes back joined with GetBody's), no wait starts, the guard is not
-// asked, and OnDone hooks see GetBody's error.
+// What RoundTrip returns. A final response always comes back untouched, with
+// a nil error, even when its status would have been retried. That happens
+// when the policy's limits, the guard, the request's deadline or a too-long
+// Retry-After end the call. [Err] then says why. When connection errors
+// exhaust the policy, RoundTrip returns a nil response and a *retry.Error.
+// That error matches retry.ErrExhausted and the last connection error. An
+// http.Client wraps it in a *url.Error, and errors.Is still finds both.
+// While the guard holds new calls back, RoundTrip sends nothing and returns
+// a nil response with an error matching retry.ErrShed.
 //
-// Responses. The final response comes back untouched, with a nil error,
-// even when its status would have been retried: when the policy's limits,
-// the guard, the request's deadline or a too-long Retry-After end the call;
-// [Err] then says why. A response that is retried is released before the
-// wait that follows it, so that its connection serves other requests
-// meanwhile: its body is drained (up to 64 KiB, for at most one second of
-// real time) and closed; a longer or stalled body is closed unread, which
-// drops that one connection. With a guard, which may hold the retry back
-// after the wait, the body is kept in memory instead (up to 64 KiB; see
-// [ErrBodyDropped]), so that the response can still be the final one.
+// The base transport may also send a request again on its own. net/http
+// does so for an idempotent request whose reused connection is reset before
+// any response. The policy's attempts do not count such a resend.
 //
-// Retry-After, in seconds or as an HTTP-date, is a server hint (see
-// retry.After): honoured as given, up to the policy's hint ceiling
-// (policy.Policy.WithMaxHint), its time limit and the request's deadline; a
-// Retry-After past any of them ends the call at once with the response.
-// Retry-After: 0 retries at once; one that is garbled, negative or in the
-// past falls back to the schedule.
+// Request bodies. Each retry sends the body again, from Request.GetBody.
+// http.NewRequest sets GetBody for in-memory bodies. A body with no GetBody
+// is sent once and never retried, so that no retry sends a half-empty body.
+// Such a request is sent without asking the guard.
 //
-// Timeouts. A policy's per-attempt timeout (policy.Policy.WithAttemptTimeout)
-// bounds how long each attempt may take to produce its response headers; an
-// attempt cut off by it is retried. It never cuts the body of the response
-// handed back, and it follows the policy's clock as package retry does. The
-// request's context governs everything: when it is done during a wait,
-// RoundTrip returns at once with an error that matches the context's error
-// and names the last response's status.
+// The body is rewound as soon as an attempt's outcome is one to retry,
+// before its response is released. A GetBody that fails makes that outcome
+// final, as for a body with no GetBody. No wait starts, and the guard is not
+// asked. A response comes back untouched, with a nil error, and [Err]
+// returns GetBody's error for it. A connection error comes back joined with GetBody's error. OnDone
+// hooks see GetBody's error.
 //
-// When its policy hedges (policy.Policy.WithHedging), a request that is safe
-// to repeat and whose body can be sent again also gets another attempt
-// beside one that is slow to send its response headers; the losers'
-// responses are drained and closed (see [New]).
+// Responses. A retried response is released before the wait that follows
+// it, so that its connection serves other requests meanwhile. Its body is
+// drained and closed. The drain reads at most 64 KiB, for at most one
+// second of real time. A longer or stalled body is closed unread, which
+// drops that one connection. With a guard, the retry may be held back after
+// the wait, and the response then becomes the final one. So with a guard
+// the body is kept in memory instead, up to 64 KiB (see [ErrBodyDropped]).
+//
+// Retry-After is a server hint (see retry.After), in seconds or as an
+// HTTP-date. The call waits as long as it asks. The policy's hint ceiling
+// (policy.Policy.WithMaxHint), its time limit and the request's deadline
+// bound that wait. A Retry-After past any of them ends the call at once,
+// with the response. Retry-After: 0 retries at once. A garbled or negative
+// value, or a date in the past, falls back to the schedule.
+//
+// Timeouts. The policy's per-attempt timeout
+// (policy.Policy.WithAttemptTimeout) bounds how long each attempt may take
+// to produce its response headers. An attempt cut off by it is retried. Its
+// error matches retry.ErrAttemptTimeout and context.DeadlineExceeded. An
+// attempt cut off by the request's own deadline matches
+// context.DeadlineExceeded alone, so ask errors.Is for
+// retry.ErrAttemptTimeout to tell the two apart. The attempt timeout never
+// cuts the body of the response handed back. It follows the policy's clock,
+// as in package retry.
+//
+// The request's context governs everything. When it is done during a wait,
+// RoundTrip returns at once. The error matches the context's error, and its
+// message names the last attempt's error, such as a response's status.
+//
+// Hedging. When the policy hedges (policy.Policy.WithHedging), some requests
+// get another attempt beside one that is slow to send its response headers.
+// Only requests that are safe to repeat and whose body can be sent again are
+// hedged. The losers' responses are drained and closed (see [New]).
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
@@ -104,13 +133,16 @@ type Transport struct {
 	built     bool
 }
 
-// An Option configures a [Transport] built by [New].
+// An Option configures a [Transport] built by [New]. A nil Option changes
+// nothing.
 type Option func(*Transport)
 
 // WithRetryIf returns an Option that retries after an attempt when f says
-// so, in place of [DefaultRetryable]. f gets the attempt's resp or err:
-// exactly one of them is non-nil. It runs on every response, so it must not
-// read the body. A nil f keeps the default.
+// so, in place of [DefaultRetryable]. f gets the attempt's resp or err, and
+// exactly one of them is non-nil. f runs on every response, so it must not
+// read the body. A nil f keeps the default. The policy's own predicate
+// (policy.Policy.WithRetryIf) is still asked after f, with the attempt's
+// error, and can refuse an outcome f retries.
 func WithRetryIf(f func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(t *Transport) {
 		if f != nil {
@@ -119,13 +151,12 @@ func WithRetryIf(f func(req *http.Request, resp *http.Response, err error) bool)
 	}
 }
 
-// WithGuard returns an Option that gives the Transport g as its own guard
-// instead of a fresh one (see [New]), for example one guard shared by the
+// WithGuard returns an Option that gives the Transport g as its guard, in
+// place of the fresh one [New] gives every Transport. Pass one guard to the
 // Transports of several clients that call the same dependency.
-// WithGuard(nil) gives the Transport no guard of its own, leaving its
-// retries bounded by the policy alone. A guard in the policy itself
-// (policy.Policy.WithGuard) is always used, and takes the place of the
-// Transport's own.
+// WithGuard(nil) turns the guard off, and the policy alone then bounds the
+// retries. A guard set in the policy itself with policy.Policy.WithGuard
+// always wins over this option.
 func WithGuard(g *policy.Guard) Option {
 	return func(t *Transport) { t.guard, t.guardSet = g, true }
 }
@@ -138,55 +169,59 @@ func WithRetryOptions(opts ...retry.Option) Option {
 	return func(t *Transport) { t.opts = slices.Clip(append(t.opts, opts...)) }
 }
 
-// New returns a Transport that sends through base (nil: a pooled copy of
-// http.DefaultTransport, below) under p. It returns an error matching
-// policy.ErrInvalid, and no Transport, when p is invalid: a policy from a
-// configuration file is reported once, where the Transport is built, not on
-// every request. When p has neither an attempt limit nor a time limit, the
-// Transport stops after 5 attempts: the first call and four retries, as
-// go-retryablehttp's default and gRPC's ceiling on maxAttempts.
+// New returns a Transport that sends through base under p. A nil base means
+// a shared copy of http.DefaultTransport with a larger pool, described
+// below.
+//
+// New returns an error matching policy.ErrInvalid, and no Transport, when p
+// is not valid. So a policy from a configuration file is reported once,
+// where the Transport is built, not on every request. When p has neither an
+// attempt limit nor a time limit, the Transport stops after 5 attempts. That
+// is the first call and four retries, as in go-retryablehttp's default and
+// under gRPC's ceiling on maxAttempts.
 //
 // A nil base is a copy of http.DefaultTransport, made once and shared by
-// every Transport built on a nil base, that keeps up to 100 idle
-// connections for one host (MaxIdleConnsPerHost raised to its MaxIdleConns)
-// where the default transport keeps 2. With 2, requests in flight beyond
-// two find no idle connection and dial, and all but two of the connections
-// that come back are closed; each retry is one more request in flight. With
-// 64 goroutines, about one request in five opened a new TCP connection
-// through the default transport, and fewer than one in a hundred through
-// the copy (see BENCHMARKS.md). The limit is not GOMAXPROCS+1: requests
-// wait on the network, not on CPUs, so the CPUs do not bound how many are
-// in flight.
-// Idle connections that are no longer needed are closed after 90 seconds,
-// as in the default transport. To size the pool yourself, pass a base:
+// every Transport built on a nil base. It keeps up to 100 idle connections
+// for one host, where the default transport keeps 2. With 2, a request in
+// flight beyond the second finds no idle connection and dials. Each retry
+// is one more request in flight. With 64 goroutines, about one request in
+// five opened a new TCP connection through the default transport, and fewer
+// than one in a hundred through the copy (see BENCHMARKS.md). Requests wait
+// on the network, not on CPUs, so the limit is not tied to GOMAXPROCS. Idle
+// connections that are no longer needed are closed after 90 seconds, as in
+// the default transport. To size the pool yourself, pass a base:
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 64 // the requests one host may have in flight at once
 //	tr, err := retryhttp.New(base, p)
 //
-// Every Transport is guarded against retry storms: unless p has a guard or
-// [WithGuard] says otherwise, New gives the Transport a guard of its own,
-// policy.NewGuard(50, 1), which all its requests share (see policy.Guard
-// for the rule). It hears what the dependency did with every attempt,
-// whatever the method: a 5xx, a 429 or a connection failure is a failure
-// even for a request that is not retried, and a success is any other
-// response. A retry the guard denies is waited out; a request that runs out
-// of attempts or time while denied returns its last response, and [Err]
-// tells that the guard stopped it. One Transport per dependency keeps one
-// guard per dependency.
+// Every Transport built by New has a guard against retry storms, which all
+// its requests share. By default it is a guard of its own,
+// policy.NewGuard(50, 1). A guard in p (policy.Policy.WithGuard) takes its
+// place. [WithGuard] shares one guard between Transports, or turns the guard
+// off. See policy.Guard for the rule. The guard hears what the dependency
+// did with every attempt, whatever the method. A 5xx, a 429 or a connection
+// failure is a failure, even for a request that is not retried. Any other
+// response is a success. When the guard denies a retry, the call waits its
+// back-off delay and asks again. A request that runs out of attempts or time
+// while denied returns its last response, and [Err] says that the guard
+// stopped it. Use one Transport per dependency, so that each dependency has
+// one guard.
 //
-// When p hedges (policy.Policy.WithHedging, see policy.Hedging and
-// retry.Hedge), so does the Transport: while an attempt has sent no response
-// headers after the hedge delay, another is sent beside it, the first usable
-// response wins and the other attempts are cancelled. Only requests that are
-// safe to repeat ([Idempotent]) and whose body can be sent again (none, or
-// Request.GetBody) are hedged; the others are retried as without hedging.
-// Losing responses are drained and closed as retried ones are. Hedges count
-// as attempts, and the guard admits them as retry.Hedge says. A hedged
-// request sends every attempt, the first included, with a body from
-// GetBody; a GetBody that fails ends the call at once with its error,
-// whatever other attempts are in flight (they are cancelled) and whatever
-// response an earlier round got: with hedging, GetBody must not fail.
+// When p hedges (policy.Policy.WithHedging), so does the Transport. While
+// an attempt has sent no response headers after the hedge delay, another is
+// sent beside it. The first usable response wins, and the other attempts
+// are cancelled. Only requests that are safe to repeat ([Idempotent]) and
+// whose body can be sent again are hedged. A body can be sent again when
+// there is none, or when Request.GetBody is set. Other requests are retried
+// as without hedging. Losing responses are drained and closed as retried
+// ones are. Hedges count as attempts, and the guard admits them as
+// retry.Hedge says (see also policy.Hedging).
+//
+// A hedged request sends every attempt, the first included, with a body from
+// GetBody. So with hedging, GetBody must not fail. A GetBody that fails ends
+// the call at once with its error. The attempts in flight are then
+// cancelled, and any response an earlier round got is dropped.
 func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -260,7 +295,7 @@ func (e *statusError) Timeout() bool {
 	return e.code == http.StatusGatewayTimeout || e.code == http.StatusTooManyRequests
 }
 
-// RoundTrip sends req, retrying as the Transport's doc says.
+// RoundTrip sends req, retrying it as the [Transport]'s doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
@@ -639,8 +674,8 @@ func (e *attemptTimeoutError) Unwrap() []error {
 }
 
 // CloseIdleConnections closes the idle connections of the base
-// RoundTripper, when it has such a method, so that
-// http.Client.CloseIdleConnections reaches it.
+// RoundTripper, when it has such a method. So http.Client.CloseIdleConnections
+// reaches the base through the Transport.
 func (t *Transport) CloseIdleConnections() {
 	base := t.base
 	if base == nil {
