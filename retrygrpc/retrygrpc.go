@@ -1,5 +1,5 @@
-// Package retrygrpc retries gRPC client calls with retrykit policies, through
-// a unary and a stream client interceptor:
+// Package retrygrpc retries gRPC client calls under retrykit policies. Give
+// a connection [UnaryClientInterceptor] and [StreamClientInterceptor]:
 //
 //	p := policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).WithMaxAttempts(4)
 //	conn, err := grpc.NewClient(target,
@@ -8,19 +8,21 @@
 //		grpc.WithChainStreamInterceptor(retrygrpc.StreamClientInterceptor(p)),
 //	)
 //
-// By default only codes.Unavailable is retried ([WithRetryIf] replaces the set),
-// a server's grpc-retry-pushback-ms trailer is honoured as a server hint
-// (retry.After), and a stream is retried only until it is committed: once a
-// response message or header has reached the client it is never replayed
-// (gRPC's A6 design). A call's own deadline governs every attempt. Per call,
-// [WithPolicy] and [WithoutRetry] override the interceptor's policy.
+// By default only codes.Unavailable is retried, and [WithRetryIf] replaces
+// that set. A server's grpc-retry-pushback-ms trailer is a server hint, as
+// retry.After is. A stream is retried only until it is committed. Once a
+// response message or header has reached the client, a stream is never
+// replayed, as in gRPC's A6 design. A call's own deadline governs every
+// attempt. Per call, [WithPolicy] and [WithoutRetry] override the
+// interceptor's policy.
 //
-// A storm guard is part of the policy: build each connection's interceptors
-// with p.WithGuard(policy.NewGuard(...)) to give that connection, that is
-// that dependency, a guard of its own.
+// A storm guard comes only from the policy. Unlike retryhttp.New, the
+// interceptors make no guard of their own. To give a connection, and so its
+// dependency, a guard, build its interceptors with
+// p.WithGuard(policy.NewGuard(...)).
 //
-// It is a module of its own so that users of retrykit's core never download
-// gRPC.
+// It is a module of its own, so that users of retrykit's core never
+// download gRPC.
 package retrygrpc
 
 import (
@@ -49,15 +51,16 @@ const (
 	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 )
 
-// An Option configures an interceptor when it is built; a nil Option is
+// An Option configures an interceptor when it is built. A nil Option is
 // ignored.
 type Option func(*config)
 
-// WithRetryIf returns an Option that retries the status codes given, in
-// place of codes.Unavailable alone (the server did not process the
-// request). With no codes nothing is retried. Whatever the set, a call
-// whose own context is done is not retried, and neither is an error the
-// policy does not retry (policy.Policy.WithRetryIf).
+// WithRetryIf returns an Option that retries the status codes cs, in place
+// of codes.Unavailable alone. Unavailable is the default because it means
+// the server did not process the request. With no codes, nothing is
+// retried. Whatever the set, a call whose own context is done is not
+// retried. Nor is an error that the policy's own predicate
+// (policy.Policy.WithRetryIf) refuses.
 func WithRetryIf(cs ...codes.Code) Option {
 	cs = append([]codes.Code(nil), cs...)
 	return func(c *config) { c.codes = cs }

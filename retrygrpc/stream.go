@@ -16,29 +16,32 @@ import (
 )
 
 // MaxReplay bounds the request messages a stream keeps to send again on a
-// retry, in encoded bytes (256 KiB, gRPC's own retry buffer). A stream that
-// sends more is committed: it is no longer retried.
+// retry, in encoded bytes. 256 KiB is gRPC's own retry buffer. A stream that
+// sends more is committed, and is no longer retried.
 const MaxReplay = 256 << 10
 
 var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would cut off a stream: %w", retry.ErrInvalid)
 
 // StreamClientInterceptor returns an interceptor that retries streams under
-// p, as [UnaryClientInterceptor] does unary calls, for as long as the stream
-// is not committed. A stream is committed once a response message or a
-// response header has reached the client (gRPC A6): from then on a retry
-// would replay data the caller has seen, so its error is returned as it is.
-// Until then, a stream that could not be opened, or that ended with a
-// retried code, is opened again and the request messages sent so far (kept
-// as copies, up to [MaxReplay] bytes; a message that is not a proto.Message
-// commits the stream) and CloseSend are replayed. The retry happens inside
-// the RecvMsg (or NewStream) that saw the failure.
+// p until they are committed, as [UnaryClientInterceptor] does unary calls.
+// A stream is committed once a response message or a response header has
+// reached the client (gRPC A6). From then on a retry would replay data the
+// caller has seen, so the stream's error is returned as it is.
 //
-// An invalid policy, or one with a per-attempt timeout (which would cut off
-// the stream), is refused with codes.Internal before the stream is opened.
-// The interceptor is safe for concurrent use; each stream follows
-// grpc.ClientStream's rules (one goroutine sending, one receiving, at the
-// same time). Once retrying has ended with an error, every later RecvMsg
-// returns that error and opens no new attempt.
+// Until then, a stream that could not be opened, or that ended with a
+// retried code, is opened again. The request messages sent so far are sent
+// again, and so is CloseSend. The stream keeps copies of those messages, up
+// to [MaxReplay] bytes. A message that is not a proto.Message commits the
+// stream. The retry happens inside the RecvMsg or NewStream that saw the
+// failure.
+//
+// An invalid policy is refused with codes.Internal before the stream is
+// opened. So is a policy with a per-attempt timeout, because the timeout
+// would cut off the stream. Once retrying has ended with an error, every
+// later RecvMsg returns that error and opens no new attempt.
+//
+// The interceptor is safe for concurrent use. Each stream follows
+// grpc.ClientStream's rules: one goroutine may send while one receives.
 func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientInterceptor {
 	c := newConfig(opts)
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {

@@ -11,39 +11,44 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// UnaryClientInterceptor returns an interceptor that retries unary calls
-// under p: a failed attempt whose code is retried (see [WithRetryIf]) and that
-// the policy's own predicate, if any, accepts is made again after the
-// policy's delay or the server's pushback, until it succeeds or the policy,
-// the pushback or the call's context says stop. Retries carry the
+// UnaryClientInterceptor returns an interceptor that retries failed unary
+// calls under p. An attempt is made again when its code is retried (see
+// [WithRetryIf]) and the policy's own predicate, if any, accepts its error.
+// The next attempt waits the policy's delay, or the server's pushback. The
+// call ends when an attempt succeeds, or when the policy, the pushback or
+// the call's context says stop. Retries carry the
 // grpc-previous-rpc-attempts header.
 //
-// The error returned is the server's status when it was not retried, or one
-// whose status.Code is codes.DeadlineExceeded or codes.Canceled when the
-// call's context ended it (at once, without starting a wait that would end
-// past the deadline), and otherwise the last status's code; errors.As finds
-// the *retry.Error with the attempts made and the last status.
+// The error returned is one of these. A status that was not retried comes
+// back as the server sent it. When the call's context ended the call, the
+// status.Code is codes.DeadlineExceeded or codes.Canceled. The call ends at
+// once rather than start a wait that would end past its deadline. In every
+// other case, the code is the last status's code. errors.As finds the
+// *retry.Error, with the attempts made and the last status. When the
+// policy's guard holds new calls back, the call fails before its first
+// attempt with an error matching retry.ErrShed.
 //
-// grpc's own retry (a retryPolicy in the service config) runs beneath the
-// interceptor, once per attempt, so the attempts multiply: dial with
+// gRPC's own retry, a retryPolicy in the service config, runs beneath the
+// interceptor, once per attempt. The attempts then multiply, so dial with
 // grpc.WithDisableRetry. The call's options are given to every attempt, so
-// one such as grpc.OnFinish runs once per attempt.
+// an option such as grpc.OnFinish runs once per attempt.
 //
 // A per-attempt timeout (policy.Policy.WithAttemptTimeout) gives each
-// attempt a deadline of its own, which gRPC sends to the server; an attempt
+// attempt a deadline of its own, which gRPC sends to the server. An attempt
 // that runs out of it is retried, whether the client or the server noticed
-// first. The deadline follows the policy's clock, so a policy with a mock
-// clock and an attempt timeout sends the server the mock's time: test such
-// policies on the real clock (or inside testing/synctest).
+// first. The deadline follows the policy's clock. So a policy with a mock
+// clock and an attempt timeout sends the server the mock's time. Test such
+// policies on the real clock, or inside testing/synctest.
 //
-// grpc's transport reports a deadline as soon as the real clock has passed
-// it, which can be a moment before the context's own timer fires. A
-// DeadlineExceeded that comes past the call's or the attempt's deadline
-// waits for that timer, for a second at most, so that the error says which
-// deadline ran out. When the call's did, the error matches
-// context.DeadlineExceeded and not retry.ErrAttemptTimeout. When the
-// attempts' did, it matches retry.ErrAttemptTimeout, and
-// context.DeadlineExceeded too, as an attempt timeout does in package retry.
+// An attempt timeout and the call's deadline are told apart by the error.
+// When the call's deadline ran out, the error matches
+// context.DeadlineExceeded and not retry.ErrAttemptTimeout. When an
+// attempt's timeout ran out, it matches retry.ErrAttemptTimeout, and
+// context.DeadlineExceeded too, as an attempt timeout does in package
+// retry. gRPC's transport reports a deadline as soon as the real clock has
+// passed it, which can be a moment before the context's own timer fires. So
+// a DeadlineExceeded that comes past a deadline waits for that timer, for a
+// second at most, to learn which deadline ran out.
 //
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
