@@ -19,7 +19,9 @@ import (
 // layer of one's own.
 //
 // An Injector is safe for concurrent use. It starts enabled. Its zero value
-// is not usable: call [New].
+// is not usable: call [New]. A nil *Injector, which New returns with its
+// error, fails every call it is asked about with an error that says so.
+// Its SetEnabled and Close do nothing, and its Counts are zero.
 type Injector struct {
 	plan    Plan
 	enabled atomic.Bool
@@ -75,13 +77,20 @@ const seedStream = 0x7265747279746573 // "retrytes"
 // draw from its seed, so the faults after it is turned on again are the
 // same whatever happened meanwhile. Steps with For go on ending on the
 // clock.
-func (in *Injector) SetEnabled(on bool) { in.enabled.Store(on) }
+func (in *Injector) SetEnabled(on bool) {
+	if in != nil {
+		in.enabled.Store(on)
+	}
+}
 
 // Close ends every stall at once, with [ErrClosed], and turns the injector
 // off for good. A test closes it before the server it serves: a server
 // waits for its stalled requests before it shuts down. Close may be called
 // any number of times.
 func (in *Injector) Close() {
+	if in == nil {
+		return
+	}
 	in.close.Do(func() {
 		in.enabled.Store(false)
 		close(in.closed)
@@ -90,6 +99,9 @@ func (in *Injector) Close() {
 
 // Counts returns the totals so far.
 func (in *Injector) Counts() Counts {
+	if in == nil {
+		return Counts{}
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.counts
@@ -100,6 +112,9 @@ func (in *Injector) Counts() Counts {
 // when the call is to go through. ctx is the call's, for OnInject. The
 // caller makes the fault strike, beginning with [Injector.Wait].
 func (in *Injector) Next(ctx context.Context) (Fault, bool) {
+	if in == nil {
+		return Fault{Err: errNil}, true
+	}
 	in.mu.Lock()
 	in.counts.Calls++
 	call := in.counts.Calls
@@ -191,6 +206,9 @@ func (in *Injector) now() time.Time {
 // [Injector.Close] did. For a fault with neither Latency nor Stall it
 // returns nil at once.
 func (in *Injector) Wait(ctx context.Context, f Fault) error {
+	if in == nil {
+		return errNil
+	}
 	if f.Latency > 0 {
 		var fired <-chan time.Time
 		if in.plan.Clock == nil {
