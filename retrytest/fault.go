@@ -85,9 +85,10 @@ type Fault struct {
 	// through up to After, and then the fault strikes. Over HTTP that is
 	// the headers and the first After bytes of the body. On a gRPC stream
 	// it is the first After messages. A body or stream that ends sooner is
-	// struck at its end, where a client that was told the body's length
-	// already has all of it. Partial goes with Latency, Reset, Stall,
-	// Truncate or Err.
+	// struck at its end. From a server, a client that was told the body's
+	// length has all of it by then and sees no fault. Through a Transport,
+	// the fault strikes all the same, after the last byte. Partial goes
+	// with Latency, Reset, Stall, Truncate or Err.
 	Partial bool
 
 	// After is how much of the response goes through before a Partial

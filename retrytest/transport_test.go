@@ -113,6 +113,7 @@ func TestTransportPartial(t *testing.T) {
 		{"an error after 99 bytes", retrytest.Fault{Partial: true, Err: errDown, After: 99}, body[:99], errDown},
 		{"an error at the end", retrytest.Fault{Partial: true, Err: errDown, After: 100}, body, errDown},
 		{"past the end", retrytest.Fault{Partial: true, Err: errDown, After: 101}, body, errDown},
+		{"truncated past the end of a sized body", retrytest.Fault{Partial: true, Truncate: true, After: 101}, body, io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, h := upstream(t)
