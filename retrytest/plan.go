@@ -116,6 +116,8 @@ func (p Plan) validate() error {
 	switch {
 	case p.Then != 0 && p.Then != RepeatLast && p.Then != PassThrough:
 		return fmt.Errorf("unknown Then %d", p.Then)
+	case len(p.Steps) == 0 && p.Then == 0:
+		return errors.New("no Steps: give the script its steps, or Then: PassThrough for an injector that lets every call through")
 	case ends && p.Then == 0:
 		return errors.New("the script ends: say what comes after with Then (RepeatLast or PassThrough), or end it with a step that lasts forever")
 	case !ends && p.Then != 0:

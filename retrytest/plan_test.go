@@ -23,7 +23,8 @@ func TestNewRefusesNonsense(t *testing.T) {
 		plan retrytest.Plan
 		want string
 	}{
-		{"the zero plan", retrytest.Plan{}, "the script ends: say what comes after with Then"},
+		{"the zero plan", retrytest.Plan{}, "no Steps: give the script its steps, or Then: PassThrough"},
+		{"a zero plan with a seed", retrytest.Plan{Seed: 42}, "no Steps"},
 		{"an empty script that repeats", retrytest.Plan{Then: retrytest.RepeatLast}, "RepeatLast with no step to repeat"},
 		{"a script that ends with no Then", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 3}}}, "the script ends"},
 		{"a Then after a forever step", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail}}, Then: retrytest.PassThrough}, "a Then is set, but the last step lasts forever"},
