@@ -15,12 +15,14 @@ const defaultPatience = 10 * time.Second
 // signals the test. It embeds github.com/benbjohnson/clock's Mock, so Add,
 // Set, WithTimeout and the rest are there. It satisfies policy.Clock.
 //
-// Only After signals. Timer, Ticker, Sleep and AfterFunc are the Mock's own,
-// and do not. A Clock is safe for concurrent use, except that only one
-// goroutine at a time may advance it with Add, Set or Step: two Adds at once
-// can move the Mock's time backwards. NextWait and Step fail the test through tb, so
-// call them from the goroutine that runs the test. The zero Clock is not
-// usable: call [NewClock].
+// Only After signals. Timer, Ticker, Sleep, AfterFunc and WithTimeout are
+// the Mock's own, and do not. So a policy's attempt timeout, which runs on
+// WithTimeout, starts no wait that Step sees: the test ends it with Add. A
+// Clock is safe for concurrent use, except that only one goroutine at a time
+// may advance it with Add, Set or Step: two Adds at once can move the Mock's
+// time backwards. NextWait and Step fail the test through tb, so call them
+// from the goroutine that runs the test. The zero Clock is not usable: call
+// [NewClock].
 type Clock struct {
 	*clock.Mock
 

@@ -94,3 +94,25 @@ func TestStepDrivesDo(t *testing.T) {
 	require.NoError(t, <-done)
 	require.Equal(t, 4, calls)
 }
+
+// A policy's attempt timeout runs on the Mock's WithTimeout, which does not
+// signal: the test sees the stall strike, and ends it with Add.
+func TestAttemptTimeoutIsNoWaitForStep(t *testing.T) {
+	clk := retrytest.NewClock()
+	struck := make(chan struct{}, 2)
+	p := forever(retrytest.Fault{Stall: true})
+	p.OnInject = func(context.Context, retrytest.Injection) { struck <- struct{}{} }
+	in := mustNew(t, p)
+	t.Cleanup(in.Close)
+	op := retrytest.Wrap(in, func(context.Context) error { return nil })
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Do(context.Background(), op, policy.Constant(0).WithMaxAttempts(2).WithAttemptTimeout(time.Minute).WithClock(clk))
+	}()
+	for range 2 {
+		<-struck
+		require.Zero(t, clk.Waits(), "the attempt timeout started no wait that Step sees")
+		clk.Add(time.Minute)
+	}
+	require.ErrorIs(t, <-done, retry.ErrAttemptTimeout)
+}
