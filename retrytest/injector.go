@@ -83,8 +83,8 @@ func (in *Injector) SetEnabled(on bool) {
 	}
 }
 
-// Close ends every stall at once, with [ErrClosed], and turns the injector
-// off for good. A test closes it before the server it serves: a server
+// Close ends every stall and every latency at once, with [ErrClosed], and
+// turns the injector off for good. A test closes it before the server it serves: a server
 // waits for its stalled requests before it shuts down. Close may be called
 // any number of times.
 func (in *Injector) Close() {

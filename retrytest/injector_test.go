@@ -3,6 +3,7 @@ package retrytest_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -26,4 +27,21 @@ func TestNilInjector(t *testing.T) {
 	require.EqualError(t, f.Err, "retrytest: nil *Injector (New returned an error?)")
 	err := in.Wait(context.Background(), retrytest.Fault{Latency: time.Hour})
 	require.EqualError(t, err, "retrytest: nil *Injector (New returned an error?)")
+}
+
+// Close ends a latency as it ends a stall: the call fails with ErrClosed.
+func TestCloseEndsALatency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in := mustNew(t, forever(retrytest.Fault{Latency: time.Hour}))
+		called := false
+		op := retrytest.Wrap(in, func(context.Context) error { called = true; return nil })
+		done := make(chan error, 1)
+		go func() { done <- op(context.Background()) }()
+		synctest.Wait()
+		start := time.Now()
+		in.Close()
+		require.ErrorIs(t, <-done, retrytest.ErrClosed)
+		require.Zero(t, time.Since(start), "at once")
+		require.False(t, called)
+	})
 }
