@@ -18,7 +18,7 @@ import (
 
 // A GET that succeeds at once allocates what the bare RoundTripper does:
 // nothing of the retry loop is set up for it, guarded or not, with a
-// deadline or not.
+// deadline or not, with idempotency keys or not.
 func TestFirstTryAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("allocation counts are only meaningful without -race and -cover")
@@ -46,6 +46,7 @@ func TestFirstTryAllocations(t *testing.T) {
 		{"the default guard", nil, plain},
 		{"no guard", []retryhttp.Option{retryhttp.WithGuard(nil)}, plain},
 		{"a deadline", nil, withDeadline},
+		{"idempotency keys on", []retryhttp.Option{retryhttp.WithIdempotencyKeys()}, plain},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := build(t, base, p, tt.opts...)

@@ -120,6 +120,11 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // get another attempt beside one that is slow to send its response headers.
 // Only requests that are safe to repeat and whose body can be sent again are
 // hedged. The losers' responses are drained and closed (see [New]).
+//
+// Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
+// Idempotency-Key, which makes it safe to retry. A request's context may
+// carry a policy of its own ([WithPolicy]), or ask for no retry at all
+// ([WithoutRetry]).
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
@@ -130,6 +135,7 @@ type Transport struct {
 	guard     *policy.Guard    // the guard given with WithGuard
 	guardSet  bool             // WithGuard was given
 	loopFirst bool             // the loop makes the first attempt too (see firstTry)
+	keys      bool             // WithIdempotencyKeys was given
 	built     bool
 }
 
@@ -297,6 +303,14 @@ func (e *statusError) Timeout() bool {
 
 // RoundTrip sends req, retrying it as the [Transport]'s doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if o, ok := req.Context().Value(overrideKey{}).(*override); ok {
+		return t.roundTripUnder(req, o) // see WithPolicy and WithoutRetry
+	}
+	return t.roundTrip(t.keyed(req))
+}
+
+// roundTrip sends req under the Transport's own policy.
+func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
 		c := t.newCall(req)

@@ -117,6 +117,16 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:     "() error",
 		after:   "_ = client\nreturn nil",
 	},
+	"docs/http.md: Writes: idempotency keys": {
+		imports: []string{"net/http", "strings", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
+		sig:     "(url string) error",
+		after:   "_ = resp\nreturn err",
+	},
+	"docs/http.md: A policy per request": {
+		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
+		sig:     "(ctx context.Context, url string) error",
+		after:   "_ = req\nreturn err",
+	},
 	"docs/grpc.md: gRPC: retrygrpc": {
 		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
 			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},

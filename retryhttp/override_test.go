@@ -1,0 +1,151 @@
+package retryhttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryhttp"
+)
+
+// unavailable is a server that answers 503 to every request and counts them.
+func unavailable(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestPerRequestPolicy(t *testing.T) {
+	attempts := func(n int) func(context.Context) context.Context {
+		return func(ctx context.Context) context.Context {
+			return retryhttp.WithPolicy(ctx, policy.Constant(0).WithMaxAttempts(n))
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		ctx      []func(context.Context) context.Context // applied in turn: the last is the closest to the request
+		attempts int32
+	}{
+		{"the Transport's own policy", nil, 2},
+		{"an override", []func(context.Context) context.Context{attempts(4)}, 4},
+		{"no retry", []func(context.Context) context.Context{retryhttp.WithoutRetry}, 1},
+		{"an override of an override", []func(context.Context) context.Context{attempts(4), attempts(3)}, 3},
+		{"no retry over an override", []func(context.Context) context.Context{attempts(4), retryhttp.WithoutRetry}, 1},
+		{"an override over no retry", []func(context.Context) context.Context{retryhttp.WithoutRetry, attempts(3)}, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := unavailable(t)
+			tr := build(t, srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2))
+			ctx := t.Context()
+			for _, f := range tt.ctx {
+				ctx = f(ctx)
+			}
+			// A value of another key in between: the override is still found.
+			ctx = context.WithValue(ctx, struct{ other int }{}, 1)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			require.NoError(t, err)
+			resp, err := tr.RoundTrip(req)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "the final response")
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, tt.attempts, n.Load(), "attempts")
+			if tt.attempts > 1 {
+				require.ErrorIs(t, retryhttp.Err(resp), retry.ErrExhausted)
+			} else {
+				require.NoError(t, retryhttp.Err(resp), "a response no Transport retried")
+			}
+		})
+	}
+}
+
+// An invalid policy in the request's context is an error that says so,
+// and nothing is sent.
+func TestPerRequestPolicyInvalid(t *testing.T) {
+	srv, n := unavailable(t)
+	tr := build(t, srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2))
+	closed := make(chan string, 1)
+	b := &trackedBody{Reader: strings.NewReader("x"), name: "body", closed: closed}
+	ctx := retryhttp.WithPolicy(t.Context(), policy.Constant(-1))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, srv.URL, b)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.Nil(t, resp)
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.ErrorContains(t, err, "retryhttp: PUT "+srv.URL+": the policy of the request's context (WithPolicy) is unusable: ")
+	require.Zero(t, n.Load(), "nothing is sent")
+	require.Equal(t, "body", <-closed, "the body is closed, as on every error")
+}
+
+// An override keeps the rest of the Transport: its options, its keys and
+// its guard, unless the policy brings a guard of its own. WithoutRetry
+// sends the request as it is, through the base alone.
+func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
+	var keys []string
+	var hooked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	own, other := policy.NewGuard(10, 1), policy.NewGuard(10, 1)
+	hooks := retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { hooked.Add(1) }}))
+	tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2),
+		retryhttp.WithGuard(own), retryhttp.WithIdempotencyKeys(), hooks)
+	require.NoError(t, err)
+	send := func(ctx context.Context) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("x"))
+		require.NoError(t, err)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+	}
+
+	send(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)))
+	require.Len(t, keys, 3)
+	require.Regexp(t, uuid4, keys[0])
+	require.Equal(t, []string{keys[0], keys[0], keys[0]}, keys, "one key for every attempt")
+	require.Equal(t, int32(2), hooked.Load(), "the Transport's hooks hear the retries")
+	require.Less(t, own.Tokens(), 10.0, "the Transport's guard hears the failures")
+
+	ownTokens := own.Tokens()
+	send(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(2).WithGuard(other)))
+	require.Less(t, other.Tokens(), 10.0, "the policy's guard hears the failures")
+	require.Equal(t, ownTokens, own.Tokens(), "in place of the Transport's")
+
+	keys = nil
+	send(retryhttp.WithoutRetry(t.Context()))
+	require.Equal(t, []string{""}, keys, "one attempt, as the caller made it")
+	require.Equal(t, ownTokens, own.Tokens(), "the guard hears nothing of it")
+}
+
+// A zero Transport takes an override too.
+func TestPerRequestPolicyZeroTransport(t *testing.T) {
+	srv, n := unavailable(t)
+	prev := http.DefaultTransport
+	http.DefaultTransport = srv.Client().Transport
+	defer func() { http.DefaultTransport = prev }()
+	var tr retryhttp.Transport
+	req, err := http.NewRequestWithContext(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, int32(3), n.Load())
+	var e *retry.Error
+	require.True(t, errors.As(retryhttp.Err(resp), &e))
+	require.Equal(t, 3, e.Attempts)
+}
