@@ -15,6 +15,8 @@
 // replayed, as in gRPC's A6 design. A call's own deadline governs every
 // attempt. Per call, [WithPolicy] and [WithoutRetry] override the
 // interceptor's policy.
+// [WithIdempotencyKeys] gives every call a key that a server can
+// deduplicate its attempts by.
 //
 // A storm guard comes only from the policy. Unlike retryhttp.New, the
 // interceptors make no guard of their own. To give a connection, and so its
@@ -78,6 +80,7 @@ func WithRetryOptions(opts ...retry.Option) Option {
 type config struct {
 	codes     []codes.Code
 	retryOpts []retry.Option
+	keys      bool // WithIdempotencyKeys was given
 }
 
 func newConfig(opts []Option) *config {

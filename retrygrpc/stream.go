@@ -55,6 +55,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		if cp.AttemptTimeout() > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)
 		}
+		ctx = c.keyed(ctx)
 		s := &clientStream{cfg: c, p: cp, caller: ctx, desc: desc, cc: cc, method: method, streamer: streamer, opts: callOpts}
 		cs, err := streamer(ctx, desc, cc, method, callOpts...)
 		s.n = 1

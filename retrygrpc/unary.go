@@ -18,6 +18,8 @@ import (
 // call ends when an attempt succeeds, or when the policy, the pushback or
 // the call's context says stop. Retries carry the
 // grpc-previous-rpc-attempts header.
+// With [WithIdempotencyKeys], every attempt of a call carries the same
+// idempotency key.
 //
 // The error returned is one of these. A status that was not retried comes
 // back as the server sent it. When the call's context ended the call, the
@@ -58,6 +60,7 @@ func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInt
 		if !on {
 			return invoker(ctx, method, req, reply, cc, callOpts...)
 		}
+		ctx = c.keyed(ctx)
 		u := unaryPool.Get().(*unaryCall)
 		u.cfg, u.p, u.caller, u.method, u.req, u.reply, u.cc, u.invoker = c, cp, ctx, method, req, reply, cc, invoker
 		// The trailer option reads the pushback of a failed attempt.

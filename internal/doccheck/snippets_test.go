@@ -132,6 +132,11 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
 		sig: "(ctx context.Context, target string, creds credentials.TransportCredentials, fast policy.Policy) error",
 	},
+	"docs/grpc.md: Writes: idempotency keys": {
+		imports: []string{"time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
+		sig:     "(target string, creds credentials.TransportCredentials) error",
+		after:   "_ = conn\nreturn err",
+	},
 	"docs/sql.md: Transactions: retrysql": {
 		imports: []string{"context", "database/sql", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrysql"},
 		decls:   "var db *sql.DB\nvar from, to, amount int\n\nfunc transfer(context.Context, *sql.Tx, int, int, int) error { return nil }",
