@@ -35,12 +35,6 @@ type wrapper struct {
 // second block there. A snippet missing here fails the test, as does an
 // entry whose snippet is gone.
 var snippets = map[string]wrapper{
-	"README.md: retrykit": {
-		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
-		decls:   "var client interface{ Ping(context.Context) error }",
-		sig:     "(ctx context.Context) error",
-		after:   "return err",
-	},
 	"README.md: Use": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls: `type User struct{}
