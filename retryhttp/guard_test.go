@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -405,7 +406,8 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 
 // A request the guard holds back before its first attempt comes back as a
 // transport error that never reached the server: no response, an error
-// matching retry.ErrShed, and the server never hears of it.
+// matching retry.ErrShed, and the server never hears of it. The hooks hear
+// of it as the call's end.
 func TestTransportRequestHeldBack(t *testing.T) {
 	for _, viaPolicy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("guard on the policy %v", viaPolicy), func(t *testing.T) { testRequestHeldBack(t, viaPolicy) })
@@ -424,7 +426,9 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 		t.Cleanup(g.Done)
 	}
 	p := policy.Constant(0).WithMaxAttempts(4)
-	var opts []retryhttp.Option
+	var done []retry.DoneEvent
+	hooks := &retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }}
+	opts := []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(hooks))}
 	if viaPolicy {
 		p = p.WithGuard(g)
 	} else {
@@ -444,4 +448,9 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	require.Nil(t, resp)
 	require.ErrorIs(t, err, retry.ErrShed, "a request that is not retried is held back too")
 	require.Zero(t, f.count())
+	require.Len(t, done, 2, "the hooks hear of both requests")
+	for _, e := range done {
+		require.ErrorIs(t, e.Err, retry.ErrShed)
+		require.Zero(t, e.Attempts)
+	}
 }
