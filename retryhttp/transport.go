@@ -668,23 +668,32 @@ type attemptTimeoutError struct {
 	err     error // the base transport's error, nil if it answered too late
 }
 
+// Error names the timeout, and the base transport's error when it says more
+// than the cut itself. The cut cancels the attempt's context, so the base
+// transport's error is often only context.Canceled. The caller cancelled
+// nothing, so the message leaves it out.
 func (e *attemptTimeoutError) Error() string {
 	msg := fmt.Sprintf("retryhttp: no response headers within the attempt timeout of %v", e.timeout)
-	if e.err != nil {
+	if !e.onlyTheCut() {
 		msg += ": " + e.err.Error()
 	}
 	return msg
 }
 
 // Unwrap returns ErrAttemptTimeout and context.DeadlineExceeded, as an
-// attempt timeout in package retry matches, and the base transport's error
-// unless it is only the context.Canceled of the cut itself: the caller
-// cancelled nothing.
+// attempt timeout in package retry matches. It adds the base transport's
+// error when that says more than the cut itself, as Error does.
 func (e *attemptTimeoutError) Unwrap() []error {
-	if e.err == nil || errors.Is(e.err, context.Canceled) {
+	if e.onlyTheCut() {
 		return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded}
 	}
 	return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded, e.err}
+}
+
+// onlyTheCut reports whether the base transport's error says nothing beyond
+// the cancellation of the cut: it is nil, or it matches context.Canceled.
+func (e *attemptTimeoutError) onlyTheCut() bool {
+	return e.err == nil || errors.Is(e.err, context.Canceled)
 }
 
 // CloseIdleConnections closes the idle connections of the base
