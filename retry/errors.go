@@ -11,19 +11,20 @@ import (
 // or time limit ends the call.
 var ErrExhausted = errors.New("retry: exhausted")
 
-// ErrThrottled is matched, with the last error, by the error a call returns
-// when it runs out of attempts or time while its policy's guard
-// (policy.Guard) holds its retries back: the retries it was denied were
-// waited out, not made. [Loop] is never ended by the guard.
+// ErrThrottled is matched, with the last error, by the error a call
+// returns when it runs out of attempts or time while its policy's guard
+// (policy.Guard) holds its retries back. The call waited its back-off
+// instead of making the retries it was denied. [Loop] is never ended by the
+// guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
-// attempt, when its policy's guard holds new calls back: the dependency
-// answers nothing but overload (timeouts, pauses asked for), and as many
-// calls as the guard lets through are in flight already (see
-// policy.Guard.Start). The operation never ran, so the call may be made
-// again later whatever it does; the error's message says why it was held
-// back. [Loop] is never held back.
+// attempt, when its policy's guard holds new calls back. The guard does so
+// while the last 16 attempts in a row showed overload and 16 calls are in
+// flight already (see policy.Guard.Start). Timeouts
+// and pauses asked for show overload. The operation never ran, so the call
+// may be made again later whatever it does. The error's message says why it
+// was held back. [Loop] is never held back.
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -453,4 +455,32 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 		require.ErrorIs(t, e.Err, retry.ErrShed)
 		require.Zero(t, e.Attempts)
 	}
+}
+
+// A request whose retry the guard holds back until its attempts run out,
+// after an attempt that got no response, returns no response and an error
+// matching retry.ErrThrottled and the connection's error.
+func TestGuardedConnectionErrorIsThrottled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // every dial is refused
+	clk := retrytest.NewClock()
+	g := spentGuard(t, time.Unix(1, 0)) // no token, and no probe before 2s
+	client := &http.Client{Transport: build(t, nil, policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk).WithGuard(g))}
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := client.Get("http://" + addr)
+		done <- result{resp, err}
+	}()
+	require.Equal(t, time.Second, clk.Step(t), "the wait before the retry the guard then denies")
+	r := <-done
+	require.Nil(t, r.resp)
+	require.ErrorIs(t, r.err, retry.ErrThrottled)
+	require.ErrorIs(t, r.err, syscall.ECONNREFUSED)
+	require.NotErrorIs(t, r.err, retry.ErrExhausted)
 }

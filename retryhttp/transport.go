@@ -211,8 +211,14 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // response is a success. When the guard denies a retry, the call waits its
 // back-off delay and asks again. A request that runs out of attempts or time
 // while denied returns its last response, and [Err] says that the guard
-// stopped it. Use one Transport per dependency, so that each dependency has
-// one guard.
+// stopped it. When its last attempt got no response, as after an attempt
+// timeout, RoundTrip returns an error matching retry.ErrThrottled instead.
+// While the guard holds new calls back, a request fails at once with an error
+// matching retry.ErrShed, and nothing is sent. Give p an attempt timeout
+// with policy.Policy.WithAttemptTimeout. The guard reads an attempt cut off
+// by it as overload. It reads one cut off by the request's own context as
+// nothing. Use one Transport per dependency, so that each dependency has one
+// guard.
 //
 // When p hedges (policy.Policy.WithHedging), so does the Transport. While
 // an attempt has sent no response headers after the hedge delay, another is
