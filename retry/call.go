@@ -18,7 +18,7 @@ type call struct {
 	done     <-chan struct{} // ctx.Done(): nil for a context that is never done
 	deadline time.Time       // ctx's deadline, zero if none
 	p        policy.Policy
-	hooks    *Hooks
+	hooks    hookSet
 	loop     bool // Loop: a success does not end the call
 	clock    clock
 	hedge    *hedger // the hedged rounds, for Hedge and HedgeValue
@@ -28,6 +28,8 @@ type call struct {
 	denied   bool          // the guard denied the latest retry
 	denials  int           // retries the guard denied in all
 	waited   time.Duration // the waits made, added up
+	waitedAt time.Duration // waited when the latest attempt started
+	told     RetryEvent    // the wait last announced to the hooks
 	pos      int           // the schedule's position: waits since the last start-over
 	prev     time.Duration // the last wait
 	lastFail time.Time     // when the previous attempt failed, for the idle reset rule
@@ -39,12 +41,14 @@ type call struct {
 // init sets up a call, or returns the error that refuses it before
 // anything runs (told to the hooks as the call's end): bad, a nil ctx, an
 // invalid policy, a ctx that is done already.
-func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad error) error {
-	c.ctx, c.p, c.hooks, c.loop = ctx, p, hooks, loop
+func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop bool, bad error) error {
+	c.ctx, c.p, c.hooks, c.loop = ctx, p, *hooks, loop
 	c.clock.clk = c.p.Clock()
 	switch {
 	case bad != nil:
 		return c.finish(bad)
+	case hooks.over:
+		return c.finish(errTooManyHooks)
 	case ctx == nil:
 		return c.finish(errNilContext)
 	}
@@ -65,7 +69,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop boo
 // Other calls read the clock only where a wait or the guard needs it, and
 // report an Elapsed of 0.
 func (c *call) timed() bool {
-	return !c.deadline.IsZero() || c.p.MaxElapsed() > 0 || c.hooks != nil || c.p.ResetRule().AfterStableRun > 0 || c.loop
+	return !c.deadline.IsZero() || c.p.MaxElapsed() > 0 || c.hooks.n > 0 || c.p.ResetRule().AfterStableRun > 0 || c.loop
 }
 
 // run is the retry loop, in the order the package doc states: make an
@@ -115,6 +119,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 			err = c.attempt(fn, err != nil) // Loop's run after a success is no retry
 			continue
 		}
+		c.hooks.denied(c.ctx, c.told)
 		if c.lastChance() {
 			return c.finish(c.giveUp(err, ErrThrottled, "the guard denied the retry"))
 		}
@@ -135,11 +140,28 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 	if c.hedge != nil {
 		n, err = c.round()
 	} else {
-		err = once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		err = c.once(fn)
 	}
 	c.attempts += n
 	c.count += n
+	c.waitedAt = c.waited
 	return err
+}
+
+// once makes one attempt of a call that does not hedge, and tells the
+// hooks of it.
+func (c *call) once(fn func(context.Context) error) error {
+	if !c.hooks.attempts {
+		return once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+	}
+	ev := AttemptEvent{Attempt: c.attempts + 1, Wait: c.waited - c.waitedAt}
+	var cs attemptCtxs
+	ctx := c.hooks.attempt(c.ctx, ev, &cs)
+	begun := c.clock.now()
+	ev.Err = once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
+	ev.Duration = c.clock.now().Sub(begun)
+	c.hooks.attemptDone(&cs, ev)
+	return ev.Err
 }
 
 // once runs fn with ctx, under the policy's per-attempt timeout if it has
@@ -159,7 +181,7 @@ func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.
 
 // finish tells the hooks how the call ended and returns err.
 func (c *call) finish(err error) error {
-	if c.hooks == nil || c.hooks.OnDone == nil {
+	if c.hooks.n == 0 {
 		return err
 	}
 	ev := DoneEvent{Attempts: c.attempts, Err: err, Waited: c.waited, Denied: c.denials}
@@ -181,7 +203,7 @@ func (c *call) finish(err error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c.hooks.OnDone(ctx, ev)
+	c.hooks.done(ctx, ev)
 	return err
 }
 

@@ -61,7 +61,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 			return nil
 		}
 		var c call
-		c.init(ctx, p, nil, false, nil) // cannot fail: first checked it all
+		c.init(ctx, p, &hookSet{}, false, nil) // cannot fail: first checked it all
 		c.attempts, c.count = 1, 1
 		return c.runFrom(fn, err)
 	}
@@ -116,7 +116,7 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	var v T
 	var c call
 	o := collect(opts)
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, false, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, false, p)); err != nil {
 		return v, err
 	}
 	err := c.run(func(ctx context.Context) error {
@@ -143,7 +143,7 @@ func refusal(noFn, hedge bool, p policy.Policy) error {
 func run(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, loop, refusal(fn == nil, false, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, loop, refusal(fn == nil, false, p)); err != nil {
 		return err
 	}
 	return c.run(fn)

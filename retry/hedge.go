@@ -47,7 +47,7 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return err
 	}
 	c.hedge = newHedger(&c, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -75,7 +75,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 	var v T
 	var c call
 	o := collect(opts)
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return v, err
 	}
 	h := newHedger(&c, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -98,7 +98,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard()}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard(), hooks: c.hooks}
 }
 
 // unhedged reports whether p is a valid policy without hedging.
@@ -123,6 +123,7 @@ type hedger struct {
 	timeout time.Duration
 	latency *policy.Latency
 	guard   *policy.Guard
+	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
 
 	hedges  int   // hedges started so far
 	won     int   // the attempt whose success ended the call

@@ -37,8 +37,10 @@ import (
 // guard: it waits. The pause after a successful run is not a retry and is
 // never held back.
 //
-// Each wait is reported to the hooks' OnRetry (with Err nil after a run that
-// succeeded, and StartedOver set when the back-off started over).
+// Each run is an attempt to the hooks: OnAttempt before it, OnAttemptDone
+// after it. Each wait is announced to OnRetry, with Err nil after a run that
+// succeeded, and StartedOver set when the back-off started over. A run the
+// guard held back is told to OnDenied.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	return run(ctx, fn, p, opts, true)
 }

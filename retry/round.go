@@ -51,6 +51,7 @@ type round struct {
 	last     outcome                    // the latest failure, kept until a later outcome replaces it
 	hinted   bool                       // last carries a hint (After)
 	hedging  bool                       // more hedges may start
+	delay    time.Duration              // the hedge delay fire was armed with
 	fire     <-chan time.Time
 	timer    *time.Timer
 }
@@ -115,7 +116,15 @@ func (r *round) start(c *call) {
 	r.started++
 	r.running++
 	r.cancels[r.started] = cancel
-	go c.hedge.runAttempt(ctx, r.st, r.started)
+	ev := AttemptEvent{Attempt: c.attempts + r.started, Hedge: r.started > 1, Wait: r.delay}
+	if r.started == 1 {
+		ev.Wait = c.waited - c.waitedAt
+	}
+	var cs attemptCtxs
+	if c.hooks.attempts {
+		ctx = c.hooks.attempt(ctx, ev, &cs)
+	}
+	go c.hedge.runAttempt(ctx, r.st, r.started, ev, cs)
 }
 
 // arm sets the timer of the next hedge, if one may start.
@@ -124,6 +133,7 @@ func (r *round) arm(c *call) {
 		return
 	}
 	d, ok := c.hedgeDelay()
+	r.delay = d
 	switch {
 	case !ok:
 		r.hedging = false
@@ -263,9 +273,9 @@ func (r *round) stopTimer() {
 // runAttempt runs one attempt of a round on its own goroutine. An attempt
 // that returns after its round is over is a loser: its value is discarded,
 // and a success still tells the guard the dependency served it.
-func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
+func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev AttemptEvent, cs attemptCtxs) {
 	var begun time.Time
-	if h.latency != nil {
+	if h.latency != nil || h.hooks.attempts {
 		begun = h.clock.now()
 	}
 	var v any
@@ -276,6 +286,10 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
 	})
 	if err == nil && h.latency != nil {
 		h.latency.Observe(h.clock.now().Sub(begun))
+	}
+	if h.hooks.attempts {
+		ev.Err, ev.Duration = err, h.clock.now().Sub(begun)
+		h.hooks.attemptDone(&cs, ev)
 	}
 	st.mu.Lock()
 	if !st.over {

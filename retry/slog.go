@@ -13,6 +13,10 @@ import (
 //     delay, elapsed and the error as a value, slog.Any("error", err)), none
 //     after the final attempt; the pause after a successful run of a Loop,
 //     which is not a retry, is logged at slog.LevelDebug, with no error;
+//   - one record at level for each retry the policy's guard denied after
+//     its wait ("retry: denied", with attempt, delay and elapsed as the
+//     wait's record had them); the call then waits again, or ends
+//     throttled;
 //   - one record at the end of a call that retried, hedged or failed:
 //     "retry: gave up" at level, with the error, or "retry: succeeded", at
 //     level or slog.LevelInfo, whichever is lower, since a recovery is no
@@ -27,6 +31,16 @@ import (
 // hooks are safe for concurrent use.
 func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 	return &Hooks{
+		OnDenied: func(ctx context.Context, e RetryEvent) {
+			lg := logger(l)
+			if !lg.Enabled(ctx, level) {
+				return
+			}
+			lg.LogAttrs(ctx, level, "retry: denied",
+				slog.Int("attempt", e.Attempt),
+				slog.Duration("delay", e.Delay),
+				slog.Duration("elapsed", e.Elapsed))
+		},
 		OnRetry: func(ctx context.Context, e RetryEvent) {
 			lg, lvl := logger(l), level
 			if e.Err == nil {

@@ -13,13 +13,12 @@
 // The metrics are named after gRPC's retry
 // metrics (proposal A96, grpc.client.call.*) in a retry.client namespace,
 // with units and attribute names as the OpenTelemetry semantic conventions
-// ask; see [New] for the list. Each retry is an event on the span in the
-// call's context.
+// ask; see [New] for the list. Each wait before a retry is a "retry" event
+// on the span in the call's context. A retry the guard denied after its
+// wait is a "retry.denied" event.
 //
-// What hooks cannot tell, a Recorder does not record: hooks are told of a
-// retry before its wait and of the call's end, not of each attempt's start
-// and end, so there is no span per attempt (wrap the operation, or give
-// retryhttp an instrumented base RoundTripper, for those). The time a call
-// waited comes from its end (retry.DoneEvent.Waited), as one measurement
-// per call.
+// A Recorder starts no span per attempt. Hooks are told of each attempt
+// (retry.Hooks.OnAttempt and OnAttemptDone), so a Hooks of your own, given
+// beside the Recorder's, can start one. The time a call waited comes from
+// its end (retry.DoneEvent.Waited), as one measurement per call.
 package retryotel

@@ -118,7 +118,7 @@ func New(dependency string, opts ...Option) (*Recorder, error) {
 	if err := r.instruments(c.mp.Meter(scope)); err != nil {
 		return nil, err
 	}
-	r.hooks = &retry.Hooks{OnRetry: r.onRetry, OnDone: r.onDone}
+	r.hooks = &retry.Hooks{OnRetry: r.onRetry, OnDenied: spanDenied, OnDone: r.onDone}
 	return r, nil
 }
 
