@@ -23,19 +23,21 @@ type call struct {
 	clock    clock
 	hedge    *hedger // the hedged rounds, for Hedge and HedgeValue
 
-	attempts int           // attempts made, every hedge and every Loop run included
-	count    int           // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
-	denied   bool          // the guard denied the latest retry
-	denials  int           // retries the guard denied in all
-	waited   time.Duration // the waits made, added up
-	waitedAt time.Duration // waited when the latest attempt started
-	told     RetryEvent    // the wait last announced to the hooks
-	pos      int           // the schedule's position: waits since the last start-over
-	prev     time.Duration // the last wait
-	lastFail time.Time     // when the previous attempt failed, for the idle reset rule
-	admitted bool          // the attempt just made was a retry the guard admitted
-	started  bool          // the reset rule started the back-off over before this wait
-	verdict  Verdict       // what the last attempt's error says to the loop
+	attempts int                // attempts made, every hedge and every Loop run included
+	count    int                // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
+	denied   bool               // the guard denied the latest retry
+	denials  int                // retries the guard denied in all
+	waited   time.Duration      // the waits made, added up
+	waitedAt time.Duration      // waited when the latest attempt started
+	told     RetryEvent         // the wait last announced to the hooks
+	keep     bool               // DoValue: the last attempt's value is returned, its context kept
+	release  context.CancelFunc // ends the timeout of the attempt whose value the call holds
+	pos      int                // the schedule's position: waits since the last start-over
+	prev     time.Duration      // the last wait
+	lastFail time.Time          // when the previous attempt failed, for the idle reset rule
+	admitted bool               // the attempt just made was a retry the guard admitted
+	started  bool               // the reset rule started the back-off over before this wait
+	verdict  Verdict            // what the last attempt's error says to the loop
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -110,6 +112,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		if e := c.limits(err, d, hinted); e != nil {
 			return c.finish(e)
 		}
+		c.drop()
 		c.tell(err, d, hinted)
 		if ctxErr := c.clock.wait(c.ctx, d); ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
@@ -152,31 +155,61 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 // hooks of it.
 func (c *call) once(fn func(context.Context) error) error {
 	if !c.hooks.attempts {
-		return once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		cancel, err := once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		c.hold(cancel)
+		return err
 	}
 	ev := AttemptEvent{Attempt: c.attempts + 1, Wait: c.waited - c.waitedAt}
 	var cs attemptCtxs
 	ctx := c.hooks.attempt(c.ctx, ev, &cs)
 	begun := c.clock.now()
-	ev.Err = once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
-	ev.Duration = c.clock.now().Sub(begun)
+	cancel, err := once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
+	ev.Err, ev.Duration = err, c.clock.now().Sub(begun)
+	c.hold(cancel)
 	c.hooks.attemptDone(&cs, ev)
-	return ev.Err
+	return err
 }
 
 // once runs fn with ctx, under the policy's per-attempt timeout if it has
-// one.
-func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.Context) error) error {
+// one. It returns fn's error, and the cancel of the attempt's timeout (nil
+// without one): the caller says when the attempt's context ends.
+func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.Context) error) (context.CancelFunc, error) {
 	if timeout <= 0 {
-		return fn(ctx)
+		return nil, fn(ctx)
 	}
 	actx, cancel := k.withTimeout(ctx, timeout)
-	defer cancel()
 	err := fn(actx)
 	if err != nil && done(actx) != nil && done(ctx) == nil {
 		err = &attemptTimeoutError{timeout: timeout, err: err}
 	}
-	return err
+	return cancel, err
+}
+
+// hold keeps the attempt's timeout, whose cancel is given, until the call
+// waits after the attempt. The context of the attempt whose value DoValue
+// returns so stays alive until its own timeout, or until the caller's
+// context ends. Do and Loop return no value: the timeout ends at once.
+func (c *call) hold(cancel context.CancelFunc) {
+	switch {
+	case cancel == nil:
+	case c.keep:
+		c.release = cancel
+	default:
+		cancel()
+	}
+}
+
+// drop ends the context of the attempt whose value the call holds, as the
+// call goes on to wait for a retry: that value is dropped.
+func (c *call) drop() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+	if h := c.hedge; h != nil && h.kept != nil {
+		h.kept()
+		h.kept = nil
+	}
 }
 
 // finish tells the hooks how the call ended and returns err.

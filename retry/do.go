@@ -112,6 +112,15 @@ func started(g *policy.Guard) bool {
 // To retry on the value (a 503 response, an empty page), return it with an
 // error of the operation's own: the call retries that error as any other
 // and, if it gives up, still returns the value with it.
+//
+// The context of the attempt whose value DoValue returns is not cancelled
+// when DoValue returns. So a value bound to it stays usable: a stream, an
+// *sql.Rows, a response body read later. Under the policy's attempt
+// timeout, that context ends at its own timeout or when ctx ends,
+// whichever comes first; without one, it ends with ctx. The context of an
+// attempt the call retries is cancelled as soon as the call starts to wait
+// after it. A value returned after such a wait, with [ErrThrottled] or
+// ctx's error, therefore has its context cancelled already.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	var c call
@@ -119,6 +128,7 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, false, p)); err != nil {
 		return v, err
 	}
+	c.keep = true
 	err := c.run(func(ctx context.Context) error {
 		var err error
 		v, err = fn(ctx)

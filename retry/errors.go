@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,11 +31,10 @@ var ErrShed = errors.New("retry: call shed")
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
 // still live (see policy.Policy.WithAttemptTimeout). Such attempts are
-// retried; if the call then ends, its *Error's Last matches it. The
-// attempt's error is its own context's, so it matches
-// context.DeadlineExceeded too: to tell a call's deadline from its
-// attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask the
-// call's context.
+// retried; if the call then ends, its *Error's Last matches it. Such an
+// error matches context.DeadlineExceeded too, whatever error the operation
+// returned. To tell a call's deadline from its attempts' timeouts, ask
+// errors.Is for ErrAttemptTimeout, or ask the call's context.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
 // ErrInvalid is matched by the error [Do] returns, before anything runs, when
@@ -172,6 +172,10 @@ func (e *attemptTimeoutError) Error() string {
 }
 
 func (e *attemptTimeoutError) Unwrap() []error { return []error{ErrAttemptTimeout, e.err} }
+
+// Is makes an attempt that its own timeout cut off match
+// context.DeadlineExceeded, whatever error the operation returned then.
+func (e *attemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // invalidCallError makes a policy's validation error match ErrInvalid too.
 type invalidCallError struct{ err error }

@@ -58,10 +58,13 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // is for Do, and it hands discard every value it does not return. It
 // returns the value of the attempt that won, or on failure that of the
 // attempt whose error it returns. That attempt's context is never
-// cancelled, so that a value bound to it stays usable (an HTTP response's
-// body is read after the call). The context keeps ctx's values and
+// cancelled, so that a value bound to it stays usable: an HTTP response's
+// body is read after the call. The context keeps ctx's values and
 // deadline. Once the call has returned, it no longer ends with ctx, and ctx
-// holds nothing of it.
+// holds nothing of it. Under the policy's attempt timeout it ends at its
+// own timeout. The contexts of the other attempts are cancelled when their
+// round ends. A round's failure whose value a later round replaces has its
+// context cancelled when the call starts to wait after it.
 //
 // discard gets the values of every other attempt: those that failed and
 // were retried, and those of hedges that lost, including the ones that
@@ -125,7 +128,8 @@ type hedger struct {
 	guard   *policy.Guard
 	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
 
-	hedges  int   // hedges started so far
-	won     int   // the attempt whose success ended the call
-	prevErr error // the error the last round ended with
+	kept    context.CancelFunc // ends the context of the attempt whose value keep got
+	hedges  int                // hedges started so far
+	won     int                // the attempt whose success ended the call
+	prevErr error              // the error the last round ended with
 }

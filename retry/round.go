@@ -210,6 +210,9 @@ func (r *round) end(c *call, o outcome) (int, error) {
 			r.cancels[i]()
 		}
 	}
+	if o.i > 0 && h.keep != nil {
+		h.kept = r.cancels[o.i] // until the call waits for another round
+	}
 	for drained := false; !drained; {
 		select {
 		case x := <-r.st.ch:
@@ -279,7 +282,9 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 		begun = h.clock.now()
 	}
 	var v any
-	err := once(ctx, &h.clock, h.timeout, func(ctx context.Context) error {
+	// The attempt's timeout ends with the context the round gave it: the
+	// round cancels every attempt whose value the call does not return.
+	_, err := once(ctx, &h.clock, h.timeout, func(ctx context.Context) error {
 		var err error
 		v, err = h.op(ctx)
 		return err
