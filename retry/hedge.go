@@ -27,7 +27,8 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // would: a back-off wait, then a new round, or the end of the call. A
 // [Permanent] error or one the policy does not retry ends the call at once,
 // cancelling the others. An error hinted with [After] starts no further
-// hedge in its round.
+// hedge in its round, from the moment its attempt returns: a server's
+// Retry-After holds back every hedge not yet started.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
 // guard, a hedge starts only while the guard is above nine tenths full

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retrykit/policy"
@@ -36,6 +37,7 @@ type roundState struct {
 	mu       sync.Mutex
 	over     bool
 	ch       chan outcome               // buffered for every attempt of the round: a send never blocks
+	hinted   atomic.Bool                // an attempt returned a hint, maybe not yet taken in: no hedge may start
 	slow     [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
 	admitted [maxHedgeInFlight + 1]bool // attempts the guard admitted: retries and hedges
 }
@@ -146,9 +148,15 @@ func (r *round) arm(c *call) {
 }
 
 // hedge runs when the hedge delay has passed: the latest attempt is slow,
-// and another starts beside it if the guard allows.
+// and another starts beside it if the guard allows. None starts once an
+// attempt of the round has returned a hint, even one whose outcome the
+// round has not taken in yet.
 func (r *round) hedge(c *call) {
 	r.fire = nil
+	if r.st.hinted.Load() { // the server asked for a pause, in an outcome still on its way
+		r.hedging = false
+		return
+	}
 	if !r.reported[r.started] {
 		r.st.mu.Lock()
 		r.st.slow[r.started] = true
@@ -289,6 +297,9 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 		v, err = h.op(ctx)
 		return err
 	})
+	if err != nil && Classify(err).Hinted {
+		st.hinted.Store(true) // before anything else: a hedge about to start is held back
+	}
 	if err == nil && h.latency != nil {
 		h.latency.Observe(h.clock.now().Sub(begun))
 	}
