@@ -7,7 +7,7 @@ import (
 )
 
 // An Option changes one call of [Do], [DoValue], [Loop], [Go], [Hedge] or
-// [HedgeValue]. Build one with [WithHooks]. An Option is a plain value:
+// [HedgeValue]. Build one with [WithHooks]. An Option is a plain value, so
 // build it once and pass it to any number of calls. A nil Option changes
 // nothing.
 type Option func(options) options
@@ -50,23 +50,25 @@ func WithHooks(h *Hooks) Option {
 }
 
 // Hooks observe a call: each attempt, each wait and the end. They are
-// called on the goroutine running the call, with the call's context, so
-// that tracing and request-scoped loggers work. They must not block the
-// call for long. A zero Hooks observes nothing. A Hooks may be shared by
-// concurrent calls when its functions are safe for concurrent use.
+// called with the call's context, so that tracing and request-scoped
+// loggers work. They are called on the goroutine running the call, except
+// OnAttemptDone in a hedged call. They must not block the call for long. A
+// zero Hooks observes nothing. A Hooks may be shared by concurrent calls
+// when its functions are safe for concurrent use.
 //
 // Between two attempts, the hooks hear of three things:
 //
-//   - a wait announced: OnRetry, before the call waits after a failed
-//     attempt;
-//   - a retry denied after it: OnDenied, when the wait is over and the
-//     policy's guard holds the retry back; no attempt runs, and the call
-//     announces another wait;
-//   - a retry made: OnAttempt, when the wait is over and the retry starts.
+//   - A wait announced. OnRetry is called before the call waits after a
+//     failed attempt.
+//   - A retry denied after it. OnDenied is called when the wait is over and
+//     the policy's guard holds the retry back. No attempt runs, and the
+//     call announces another wait or ends.
+//   - A retry made. OnAttempt is called when the wait is over and the retry
+//     starts.
 //
 // So every OnRetry is followed by one OnDenied or one OnAttempt, unless the
 // call's context ends the wait. OnAttempt is called once for each attempt
-// that runs, and for nothing else: counting its calls gives the attempts
+// that runs, and for nothing else. Counting its calls gives the attempts
 // made, in Do, DoValue, Loop, Hedge and HedgeValue, with a guard or
 // without. The count equals DoneEvent.Attempts.
 //
@@ -75,32 +77,32 @@ func WithHooks(h *Hooks) Option {
 // uses up the attempt it replaced. The call ends with [ErrThrottled] when
 // the retry denied was the last one the attempt limit allows. So a caller
 // held back waits its whole schedule, as it would have with every retry
-// made and failed. With a drained guard,
+// made and failed. Take a drained guard,
 // policy.Constant(100*time.Millisecond).WithMaxAttempts(4) and an operation
-// that always fails, the operation runs once. OnRetry and OnDenied are
-// called three times each, and the call ends with ErrThrottled after
-// 300ms. DoneEvent.Attempts is 1 and DoneEvent.Denied is 3.
+// that always fails. The operation runs once. OnRetry and OnDenied are
+// called three times each. The call ends with ErrThrottled after 300ms.
+// DoneEvent.Attempts is 1 and DoneEvent.Denied is 3.
 //
 // AttemptEvent.Wait is the time waited since the attempt before, denied
-// retries included: after three waits of 400ms, the first two denied, it
+// retries included. After three waits of 400ms, the first two denied, it
 // is 1.2s.
 //
 // In Hedge and HedgeValue each attempt runs on a goroutine of its own.
 // OnAttempt is still called on the call's goroutine, before the attempt
 // starts. OnAttemptDone is called on the attempt's goroutine when it
-// returns, which for a hedge that lost may be after the call has returned.
-// Its functions must then be safe for concurrent use.
+// returns. For a hedge that lost, that may be after the call has returned.
+// OnAttemptDone must then be safe for concurrent use.
 type Hooks struct {
 	// OnAttempt is called just before each attempt starts: the first call,
 	// every retry, every hedge, every Loop run. It returns the context the
-	// attempt runs with. Return ctx unchanged, or nil, to keep it. A tracer can so
-	// start a span for each attempt. When a call has several Hooks, each
-	// OnAttempt gets the context the one before returned.
+	// attempt runs with. Return ctx unchanged, or nil, to keep it. So a
+	// tracer can start a span for each attempt. When a call has several
+	// Hooks, each OnAttempt gets the context the one before returned.
 	OnAttempt func(context.Context, AttemptEvent) context.Context
-	// OnAttemptDone is called when that attempt returns, with the context
-	// its OnAttempt returned. Its event is OnAttempt's, with Err and
-	// Duration filled in. It is called for every attempt OnAttempt was
-	// called for, even when the Hooks has no OnAttempt.
+	// OnAttemptDone is called when that attempt returns. Its context is
+	// the one this Hooks's OnAttempt returned, or the one it would have
+	// been given when this Hooks has none. Its event is OnAttempt's, with
+	// Err and Duration filled in. It is called for every attempt.
 	OnAttemptDone func(context.Context, AttemptEvent)
 	// OnRetry is called when a wait is announced: after a failed attempt,
 	// or a denied retry, that may be retried once the wait is over. It is
@@ -132,33 +134,51 @@ type AttemptEvent struct {
 	Duration time.Duration // OnAttemptDone only: how long it ran
 }
 
-// RetryEvent describes a wait announced before a retry.
+// RetryEvent describes a wait announced before a retry. OnDenied gets the
+// event of the wait whose retry the guard denied.
 type RetryEvent struct {
-	Attempt     int           // attempts made so far, counting the first call and every hedge (in Loop, every run)
-	Err         error         // the last attempt's error; nil for a Loop run that succeeded
-	Delay       time.Duration // the wait announced
-	Elapsed     time.Duration // since the start of the call (in Loop, of its current run of failures), as Error.Elapsed
-	Hinted      bool          // Delay came from the operation's hint (see After)
-	StartedOver bool          // the reset rule started the back-off over before this wait
+	// Attempt is the number of attempts made so far, counting the first
+	// call and every hedge. In Loop it counts every run.
+	Attempt int
+	// Err is the last attempt's error. It is nil after a Loop run that
+	// succeeded.
+	Err error
+	// Delay is the wait announced.
+	Delay time.Duration
+	// Elapsed is the time since the start of the call, as in
+	// Error.Elapsed. In Loop it counts from the start of the current run
+	// of failures.
+	Elapsed time.Duration
+	// Hinted says that Delay came from the operation's hint. See After.
+	Hinted bool
+	// StartedOver says that the reset rule started the back-off over
+	// before this wait.
+	StartedOver bool
 }
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	Attempts int           // attempts made, counting the first call and every hedge (in Loop, every run)
-	Elapsed  time.Duration // as Error.Elapsed: from the start of the call
-	Err      error         // what the call returns
-	// Won is the attempt whose success ended the call, counting the first
-	// call, numbered in the order the attempts started; 0 when none did.
-	// Without hedging it is Attempts.
+	// Attempts is the number of attempts made, counting the first call and
+	// every hedge. It equals the calls of OnAttempt. In Loop it counts
+	// every run, while Error.Attempts counts the failed runs in a row.
+	Attempts int
+	// Elapsed is the time from the start of the call to its end, as in
+	// Error.Elapsed.
+	Elapsed time.Duration
+	// Err is what the call returns.
+	Err error
+	// Won is the attempt whose success ended the call, numbered from 1 in
+	// the order the attempts started. It is 0 when none succeeded. Without
+	// hedging it is Attempts.
 	Won int
 	// Hedges is how many of the attempts were started beside one still
-	// running (see policy.Hedging).
+	// running. See policy.Hedging.
 	Hedges int
 	// Waited is the time the call spent waiting between attempts: the
-	// waits it made to their end, added up (one cut short by the context
-	// does not count).
+	// waits it made to their end, added up. A wait that the context cut
+	// short does not count.
 	Waited time.Duration
-	// Denied is how many retries the policy's guard held back, the one
-	// that ended the call included.
+	// Denied is how many retries the policy's guard denied. It equals the
+	// calls of OnDenied, and counts the denial that ended the call.
 	Denied int
 }
