@@ -81,8 +81,9 @@ func (c *call) runHedged() (*http.Response, error) {
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
-		admitted := hs.sent.Add(1) > 1
-		resp, err := c.sendTied(r, actx)
+		n := int(hs.sent.Add(1))
+		resp, err := c.sendTied(r, withAttempt(actx, n))
+		admitted := n > 1
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
 			if resp != nil {

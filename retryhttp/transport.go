@@ -125,6 +125,11 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Idempotency-Key, which makes it safe to retry. A request's context may
 // carry a policy of its own ([WithPolicy]), or ask for no retry at all
 // ([WithoutRetry]).
+//
+// Attempt numbers. The request of every attempt after the first carries
+// the attempt's number in its context, and [Attempt] reads it. So a base
+// RoundTripper can tell a retry or a hedge from a first attempt, as
+// retryotel.ResendCount does for OpenTelemetry's http.request.resend_count.
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
@@ -523,7 +528,12 @@ func (t *Transport) options(own retry.Option) []retry.Option {
 // attempt makes one attempt and classifies its result for the retry loop.
 // The loop's first attempt may have been made already, by firstTry: its
 // outcome, one to retry, is then the loop's.
-func (c *call) attempt(context.Context) (*http.Response, error) {
+//
+// The attempt is sent on ctx, the context the loop gives it, marked with
+// the attempt's number (see Attempt). That context is the request's own,
+// or the one a hook gave the attempt (retry.Hooks.OnAttempt), so that the
+// base RoundTripper's spans hang under the attempt's.
+func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	if c.first.pending {
 		c.first.pending = false
 		return c.toRetry(c.first.resp, c.first.err)
@@ -542,6 +552,11 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		}
 	}
 	c.n++
+	if c.n > 1 || len(c.t.opts) > 0 {
+		// Only options bring hooks, which may give the first attempt a
+		// context of its own: without them it is the request's, unchanged.
+		r = r.WithContext(withAttempt(ctx, c.n))
+	}
 	resp, err := c.send(r)
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
