@@ -1,6 +1,7 @@
 // Package retryotel turns the hooks of package retry into OpenTelemetry
-// metrics and span events. Build one [Recorder] per dependency with [New],
-// and give its [Recorder.Hooks] to every call that reaches the dependency.
+// metrics, span events and a span for every attempt. Build one [Recorder]
+// per dependency with [New], and give its [Recorder.Hooks] to every call
+// that reaches the dependency.
 //
 //	rec, err := retryotel.New("payments")
 //	if err != nil {
@@ -17,8 +18,14 @@
 // on the span in the call's context. A retry the guard denied after its
 // wait is a "retry.denied" event.
 //
-// A Recorder starts no span per attempt. Hooks are told of each attempt
-// (retry.Hooks.OnAttempt and OnAttemptDone), so a Hooks of your own, given
-// beside the Recorder's, can start one. The time a call waited comes from
-// its end (retry.DoneEvent.Waited), as one measurement per call.
+// Each attempt of a call made under a span that records is a span of its
+// own, a child of the call's, as gRPC's proposal A66 traces attempts. The
+// attempt's span is the parent of whatever the attempt does, such as
+// otelhttp's or otelgrpc's client span. [New] lists its attributes, and
+// [WithoutAttemptSpans] turns these spans off. [ResendCount] sets
+// OpenTelemetry's http.request.resend_count on the client spans of the
+// requests that retryhttp sends again.
+//
+// The time a call waited comes from its end (retry.DoneEvent.Waited), as one
+// measurement per call.
 package retryotel

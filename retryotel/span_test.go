@@ -16,14 +16,19 @@ import (
 	"github.com/retrykit/retrykit/retry"
 )
 
-// events returns the events of the one span recorded, each as its name
-// and its attributes.
+// events returns the events of the call's span, the one root span
+// recorded, each as its name and its attributes.
 func events(t *testing.T, sr *tracetest.SpanRecorder) []string {
 	t.Helper()
-	spans := sr.Ended()
-	require.Len(t, spans, 1)
+	var roots []sdktrace.ReadOnlySpan
+	for _, s := range sr.Ended() {
+		if !s.Parent().IsValid() {
+			roots = append(roots, s)
+		}
+	}
+	require.Len(t, roots, 1)
 	var out []string
-	for _, ev := range spans[0].Events() {
+	for _, ev := range roots[0].Events() {
 		set := attribute.NewSet(ev.Attributes...)
 		out = append(out, ev.Name+" "+set.Encoded(attribute.DefaultEncoder()))
 	}
