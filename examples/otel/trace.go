@@ -103,7 +103,7 @@ func describe(s tracetest.SpanStub) string {
 	for _, key := range shown {
 		for _, kv := range s.Attributes {
 			if kv.Key == key {
-				parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+				parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.String()))
 			}
 		}
 	}
