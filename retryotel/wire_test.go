@@ -2,10 +2,13 @@ package retryotel_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -22,6 +25,7 @@ import (
 	"github.com/retrykit/retrykit/retrygrpc"
 	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retryotel"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // An HTTP request through retryhttp, whose base is otelhttp's Transport on
@@ -47,6 +51,67 @@ func TestAttemptSpansThroughRetryHTTP(t *testing.T) {
 		"  retry.attempt retry.attempt=3,retry.hedge=false",
 		"    HTTP GET http.request.resend_count=2,http.response.status_code=200",
 	}, tr.tree("retry.attempt", "retry.hedge", resendKey, "http.response.status_code"))
+}
+
+// A hedged HTTP request through retryhttp has a span for the first attempt
+// and one for the hedge, each over its own otelhttp client span. The
+// hedge's client span has a resend count of 1, and the first attempt's,
+// cancelled when the hedge won, none.
+func TestAttemptSpansOfAHedgedRequestThroughRetryHTTP(t *testing.T) {
+	entered := make(chan struct{})
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			close(entered)
+			<-r.Context().Done() // slow, until the hedge wins and the client lets go
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	rec, _ := newRecorder(t)
+	tr := newTracing(t)
+	ended := make(chan struct{}, 2)
+	after := retry.Hooks{OnAttemptDone: func(context.Context, retry.AttemptEvent) { ended <- struct{}{} }}
+	clk := retrytest.NewClock()
+	p := policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk).WithHedging(policy.Hedging{Delay: time.Second})
+	inner := otelhttp.NewTransport(retryotel.ResendCount(srv.Client().Transport), otelhttp.WithTracerProvider(tr.tp))
+	rt, err := retryhttp.New(inner, p, retryhttp.WithRetryOptions(retry.WithHooks(rec.Hooks()), retry.WithHooks(&after)))
+	require.NoError(t, err)
+	defer rt.CloseIdleConnections()
+
+	body := make(chan string, 1)
+	go func() {
+		defer close(body)
+		ctx, span := tr.start(t.Context(), "call")
+		defer span.End()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp, err := (&http.Client{Transport: rt}).Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		body <- string(b)
+	}()
+	<-entered
+	require.Equal(t, time.Second, clk.Step(t), "the hedge delay")
+	require.Equal(t, "ok", <-body)
+	<-ended // both attempts returned, the Recorder told of each before after
+	<-ended
+	lines := tr.tree("retry.attempt", "retry.hedge", "retry.delay", resendKey)
+	require.Equal(t, []string{
+		"call",
+		"  retry.attempt retry.attempt=1,retry.delay=0,retry.hedge=false [error: context canceled]",
+		"    HTTP GET [error: context canceled]",
+		"  retry.attempt retry.attempt=2,retry.delay=1,retry.hedge=true",
+		"    HTTP GET http.request.resend_count=1",
+	}, lines)
 }
 
 // unavailableTwice is grpc's health service failing its first two checks
