@@ -44,7 +44,9 @@ func (rc *resendCount) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections closes the idle connections of the base, when it has
-// such a method, so that otelhttp's and retryhttp's reach it.
+// such a method. So a client's CloseIdleConnections reaches the base when
+// ResendCount is the base of a retryhttp Transport. otelhttp's Transport has
+// no such method: through it, the call stops there.
 func (rc *resendCount) CloseIdleConnections() {
 	if c, ok := rc.base.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()

@@ -93,15 +93,35 @@ func TestResendCountThroughRetryHTTP(t *testing.T) {
 }
 
 // Without retryhttp, a request is its own first attempt: no resend count.
+// A nil base sends through http.DefaultTransport.
 func TestResendCountOfARequestSentOnce(t *testing.T) {
 	srv := busyTwice(t)
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
 
-	inner := otelhttp.NewTransport(retryotel.ResendCount(srv.Client().Transport), otelhttp.WithTracerProvider(tp))
+	inner := otelhttp.NewTransport(retryotel.ResendCount(nil), otelhttp.WithTracerProvider(tp))
 	client := &http.Client{Transport: inner}
 	defer client.CloseIdleConnections()
 	require.Equal(t, "busy\n", get(t, client, tp, srv.URL))
 	require.Equal(t, []int64{-1}, resendCounts(sr.Ended()))
+}
+
+// idle is a RoundTripper that counts the calls of its CloseIdleConnections.
+type idle struct {
+	http.RoundTripper
+	closed int
+}
+
+func (i *idle) CloseIdleConnections() { i.closed++ }
+
+// A client's CloseIdleConnections reaches the base through retryhttp and
+// ResendCount.
+func TestResendCountClosesIdleConnectionsOfItsBase(t *testing.T) {
+	base := &idle{}
+	tr, err := retryhttp.New(retryotel.ResendCount(base), policy.Constant(0))
+	require.NoError(t, err)
+	client := &http.Client{Transport: tr}
+	client.CloseIdleConnections()
+	require.Equal(t, 1, base.closed)
 }
