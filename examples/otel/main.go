@@ -35,10 +35,10 @@ import (
 
 // script says how the server answers its requests, in turn: F is a 503,
 // . a 200. First a flaky spell: some calls succeed at once, some after one
-// or two retries. Then an outage: the first calls give up after three
-// attempts, and once their failed retries have drained the Transport's
-// guard, it holds the next calls' retries back (but for one probe), and
-// they end throttled instead of adding load. Then the server is back.
+// or two retries. Then an outage: each call gives up after three attempts.
+// The program makes one call at a time, and the Transport's guard never
+// holds back the retries of a caller alone in flight, so no call is
+// throttled. Then the server is back.
 const script = "..F.FF.F.." + "FFFFFFFFFFFFFFFFFF" + "......"
 
 // calls is how many calls the program makes.
