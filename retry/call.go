@@ -49,8 +49,6 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop b
 	switch {
 	case bad != nil:
 		return c.finish(bad)
-	case hooks.over:
-		return c.finish(errTooManyHooks)
 	case ctx == nil:
 		return c.finish(errNilContext)
 	}

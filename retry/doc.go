@@ -40,9 +40,11 @@
 // # Bad input
 //
 // A nil context, a nil function or an invalid policy is an error matching
-// [ErrInvalid]. It is returned before anything runs. So is a call given
-// more than 8 [WithHooks]. Nil hooks, nil hook functions, a nil
-// [HedgeValue] discard and a nil [Option] change nothing. A panic in the
-// operation passes through unchanged. Huge delays and hints cannot
+// [ErrInvalid]. It is returned before anything runs. Nil hooks, nil hook
+// functions, a nil [HedgeValue] discard and a nil [Option] change nothing.
+// A panic in the operation or in a hook is not recovered. In Do, DoValue
+// and Loop it passes through to the caller unchanged. In Hedge and
+// HedgeValue each attempt runs on a goroutine of its own, so a panic in
+// the operation ends the program. Huge delays and hints cannot
 // overflow the time-limit and deadline checks.
 package retry

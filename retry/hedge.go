@@ -47,8 +47,10 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // policy.Latency, the latency of every successful attempt is given to it,
 // measured on the policy's clock.
 //
-// fn must be safe for concurrent use. Hedge returns what Do returns. A
-// call under a policy without hedging is an error matching [ErrInvalid].
+// fn must be safe for concurrent use, and must not panic: an attempt runs
+// on a goroutine of its own, where a panic ends the program. Hedge returns
+// what Do returns. A call under a policy without hedging is an error
+// matching [ErrInvalid].
 // Hedge costs goroutines and allocations that Do does not. Each attempt
 // runs on a goroutine of its own, with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {

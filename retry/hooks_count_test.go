@@ -3,6 +3,7 @@ package retry_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -211,18 +212,45 @@ func TestOnAttemptGivesTheAttemptItsContext(t *testing.T) {
 	}, got)
 }
 
-func TestTooManyHooksAreRefused(t *testing.T) {
+// TestManyHooksAreAllTold: a call given more Hooks than it keeps in place
+// tells every one of them, in order, each OnAttemptDone with the context its
+// own OnAttempt returned.
+func TestManyHooksAreAllTold(t *testing.T) {
+	type key int
+	const hooks = 12
+	var got []string
 	var opts []retry.Option
-	dones := 0
-	for range 9 {
-		opts = append(opts, retry.WithHooks(&retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) { dones++ }}))
+	for i := range hooks {
+		opts = append(opts, retry.WithHooks(&retry.Hooks{
+			OnAttempt: func(ctx context.Context, e retry.AttemptEvent) context.Context {
+				return context.WithValue(ctx, key(i), e.Attempt)
+			},
+			OnAttemptDone: func(ctx context.Context, e retry.AttemptEvent) {
+				if ctx.Value(key(i)) != e.Attempt || ctx.Value(key(i+1)) != nil {
+					t.Errorf("hook %d: attempt %d done with the wrong context", i, e.Attempt)
+				}
+			},
+			OnDone: func(context.Context, retry.DoneEvent) { got = append(got, fmt.Sprint(i)) },
+		}))
 	}
-	ran := false
-	err := retry.Do(context.Background(), func(context.Context) error { ran = true; return nil }, policy.Constant(0), opts...)
-	require.ErrorIs(t, err, retry.ErrInvalid)
-	require.False(t, ran)
-	require.Equal(t, 8, dones, "the hooks the call keeps are told of its end")
-	require.NoError(t, retry.Do(context.Background(), succeed, policy.Constant(0), opts[:8]...))
+	runs := 0
+	err := retry.Do(context.Background(), func(ctx context.Context) error {
+		runs++
+		if ctx.Value(key(hooks-1)) != runs {
+			t.Errorf("run %d: the operation misses the last hook's context", runs)
+		}
+		if runs < 3 {
+			return errors.New("flaky")
+		}
+		return nil
+	}, policy.Constant(0), opts...)
+	require.NoError(t, err)
+	require.Equal(t, 3, runs)
+	want := make([]string, hooks)
+	for i := range want {
+		want[i] = fmt.Sprint(i)
+	}
+	require.Equal(t, want, got)
 }
 
 // TestFirstTryWithTwoHooksAllocatesNothing: several WithHooks are kept in

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -11,12 +10,6 @@ import (
 // build it once and pass it to any number of calls. A nil Option changes
 // nothing.
 type Option func(options) options
-
-// maxHooks is how many Hooks one call may be given. The call keeps them in
-// place, so that hooks cost a call no allocation.
-const maxHooks = 8
-
-var errTooManyHooks = fmt.Errorf("retry: more than %d WithHooks on one call: %w", maxHooks, ErrInvalid)
 
 // options are the options of one call. They are passed by value, so that
 // adding them up allocates nothing.
@@ -37,8 +30,7 @@ func collect(opts []Option) options {
 
 // WithHooks returns an Option that tells h about the call's attempts, its
 // waits and its end. Every Hooks given to a call is told, in the order
-// given. A nil h is skipped, and so are nil fields in h. A call given more
-// than 8 Hooks is refused with an error matching [ErrInvalid].
+// given. A nil h is skipped, and so are nil fields in h.
 func WithHooks(h *Hooks) Option {
 	if h == nil || h.empty() {
 		return nil // observes nothing: the call runs as without it
@@ -77,11 +69,21 @@ func WithHooks(h *Hooks) Option {
 // uses up the attempt it replaced. The call ends with [ErrThrottled] when
 // the retry denied was the last one the attempt limit allows. So a caller
 // held back waits its whole schedule, as it would have with every retry
-// made and failed. Take a drained guard,
+// made and failed. Take a drained guard that another call is using too,
+// whose one probe a second is spent, with
 // policy.Constant(100*time.Millisecond).WithMaxAttempts(4) and an operation
 // that always fails. The operation runs once. OnRetry and OnDenied are
 // called three times each. The call ends with ErrThrottled after 300ms.
-// DoneEvent.Attempts is 1 and DoneEvent.Denied is 3.
+// DoneEvent.Attempts is 1 and DoneEvent.Denied is 3. Alone in flight, the
+// same call makes all four attempts: the guard never denies the retries of
+// a caller with one call in flight. See policy.Guard.
+//
+// Count retries made from OnAttempt, as its events with Attempt above 1 and
+// Hedge false. OnRetry counts waits announced, which include denied
+// retries, waits the context cut short and Loop's pauses after a success.
+//
+// A panic in a hook is not recovered. It leaves the call as a panic in the
+// operation does, and OnDone is then not called.
 //
 // AttemptEvent.Wait is the time waited since the attempt before, denied
 // retries included. After three waits of 400ms, the first two denied, it
@@ -162,14 +164,18 @@ type DoneEvent struct {
 	// every hedge. It equals the calls of OnAttempt. In Loop it counts
 	// every run, while Error.Attempts counts the failed runs in a row.
 	Attempts int
-	// Elapsed is the time from the start of the call to its end, as in
-	// Error.Elapsed.
+	// Elapsed is Error.Elapsed: the time from the start of the call to its
+	// end. In Loop it counts from the end of the last run that succeeded
+	// or started the back-off over, as the time limit does.
 	Elapsed time.Duration
-	// Err is what the call returns.
+	// Err is what the call returns. Integrations may return less: the
+	// retryhttp Transport returns a final response with a nil error, and
+	// Err then says why the loop stopped, as retryhttp.Err does.
 	Err error
 	// Won is the attempt whose success ended the call, numbered from 1 in
-	// the order the attempts started. It is 0 when none succeeded. Without
-	// hedging it is Attempts.
+	// the order the attempts started. It is 0 when no success ended the
+	// call, and so always 0 in Loop. Without hedging, a call that succeeds
+	// has Won equal to Attempts.
 	Won int
 	// Hedges is how many of the attempts were started beside one still
 	// running. See policy.Hedging.
