@@ -29,15 +29,15 @@ const (
 const probeEvery = time.Second
 
 // Guard admits retries while they pay off and holds them back while they
-// would only add load, so that a stall or an overload does not turn into a
-// retry storm, while a blip, a partial failure or an outage that ends are
-// still ridden out. Give one Guard to every policy that calls the same
+// would only add load. It keeps a stall or an overload from turning into a
+// retry storm. It still lets retries ride out a blip, a partial failure or
+// an outage that ends. Give one Guard to every policy that calls the same
 // dependency ([Policy.WithGuard]).
 //
-// The rule: a retry may start while a whole token is left, or while its
-// call is the only one in flight. What an attempt did adds tokens or takes
-// them, never below zero and never above the capacity. With r the ratio
-// given to NewGuard:
+// A retry may start while at least one whole token is left, or while its
+// call is the only one in flight. Each attempt's outcome adds tokens or
+// takes them, as the table below shows, with r the ratio given to NewGuard.
+// The count never goes below zero or above the capacity.
 //
 //	what happened                            first try       retry or hedge
 //	success                                  +r              +r
@@ -50,58 +50,91 @@ const probeEvery = time.Second
 //	starting a hedge                                         -1
 //	a call held back before its first try    nothing
 //
-// An attempt shows overload when its own timeout cut it off, when its error
-// says it is a timeout (a Timeout method that returns true, as
-// context.DeadlineExceeded has), or when the dependency asked for a pause
-// (retry.After; in retryhttp a 429, a 504, or a 5xx with Retry-After).
-// "9/10" is nine tenths of the capacity: a slow success adds nothing above
-// it (see [Slow]). A hedge takes its token as it starts; one that wins then
-// adds r as any success does, and one that loses and is cancelled adds
-// nothing, so its token stays spent. A probe (below) costs nothing to ask,
-// and its outcome counts as a retry's. In retry.Loop, the run after a run
-// that succeeded is a first try.
+// "Up to 9/10" means that a slow success adds r without lifting the tokens
+// above nine tenths of the capacity (see [Slow]). A hedge takes its token as
+// it starts. A hedge that wins then adds r, as any success does. A hedge
+// that loses and is cancelled adds nothing, so its token stays spent. In
+// retry.Loop, the run after a successful run is a first try.
 //
-// So retries that succeed cost nothing, however many there are, and first
-// tries close the guard only when more than two in three fail: a burst of
-// calls that all fail at once leaves no token for their retries, while a
-// burst that mostly succeeds keeps them. An overloaded dependency sees its
-// retries stop while more than one first try in 1 + 1/r times out.
+// # Overload
 //
-// One call in flight at a time cannot make a storm: its retries take the
-// place of its next call. So a call that is alone in flight has its
-// retries admitted whatever the tokens, as Envoy's minimum retry
-// concurrency does. Its outcomes still add or take tokens. The guard
-// counts the calls in flight that package retry tells it of
-// ([Guard.Start]).
+// This is the one definition of overload that the guard and every package
+// of this module use. An attempt shows overload when any of these holds:
 //
-// While the dependency answers nothing but overload, new calls are held
-// back too, before their first attempt. Once the last 16 attempts in a row
-// have shown overload, with no success or fast failure between them, at
-// most 16 calls may be in flight, and a call over them fails at once
-// without reaching the dependency ([Guard.Start], retry.ErrShed). The first
-// success or fast failure lets new calls through again. So a pause shorter
-// than the attempt timeout holds nothing back, as nothing times out during
-// it. A stall does, from its first timeouts on, so that the dependency's
-// queue stops growing with attempts their callers will have given up on by
-// the time it serves them. A dependency that fails fast is never held back.
+//   - The policy's attempt timeout cut it off (retry.ErrAttemptTimeout).
+//   - Its error reports a timeout: the error, or one it wraps, has a Timeout
+//     method that returns true. context.DeadlineExceeded and a network
+//     timeout do.
+//   - Its error carries a server's hint to wait (retry.After).
 //
-// When no token is left, one retry a second still goes through, as a probe:
-// when it succeeds, it adds r like any success, and the retries of every
-// waiting call follow. A denied retry means "not now": package retry waits
-// the back-off delay and asks again, and only a call that runs out of
-// attempts or time while denied ends, with retry.ErrThrottled.
+// Package retryhttp reports 429 Too Many Requests and 504 Gateway Timeout
+// as timeouts. It turns a valid Retry-After header into a hint, on a 429, on
+// a 5xx and on any other response it retries. So in retryhttp a 429, a 504,
+// and a 5xx that carries Retry-After show overload. A 500, 502 or 503
+// without Retry-After is a fast failure. Package retrygrpc turns a server's
+// pushback into a hint, so a status that carries a pushback shows overload.
+// Package retrykube counts every failed reconcile as a fast failure.
 //
-// So a dependency that is down gets the first tries, about capacity
-// retries (fewer when its first tries fail too) and one probe a second,
-// however many calls wait, except that a caller with one call in flight
-// makes all of its retries; one that fails part of its attempts at random
-// keeps its retries as long as the ratio of its successes makes up for
-// what failures take (NewGuard(50, 1): up to about half its attempts
-// failing).
+// Any other failed attempt is a fast failure. An attempt that the caller's
+// own context cut off shows nothing and is not counted.
 //
-// A Guard is safe for concurrent use, its methods do not allocate (except
-// Start, to say why it holds a call back), and it reads no clock: the time
-// is passed in. Its zero value admits nothing but probes; use NewGuard.
+// # What the numbers mean
+//
+// For NewGuard(50, 1), the guard retryhttp.New gives each Transport:
+//
+//   - Retries that succeed never use up tokens, however many there are.
+//   - First tries that fail fast use up the tokens only when more than two
+//     in three fail. Each success adds r and each fast failure takes r/2,
+//     whatever r is. So a burst of calls that all fail at once leaves no
+//     token for their retries. A burst that mostly succeeds keeps them.
+//   - First tries that show overload use up the tokens when more than half
+//     of them do. Each takes 1 and each success adds 1. For another ratio r,
+//     the share is more than one first try in 1 + 1/r.
+//   - When attempts fail at random, retries keep going as long as about
+//     half of all attempts fail, or fewer.
+//   - A dependency that is down gets every first try, about 50 retries and
+//     then one probe a second, however many calls wait. Its failing first
+//     tries take tokens too, so it gets fewer than 50 retries when there
+//     are many of them.
+//
+// # A call alone in flight
+//
+// A call that is alone in flight has its retries admitted whatever the
+// tokens, as Envoy's minimum retry concurrency does. One call at a time
+// cannot make a storm, because its retries take the place of its next
+// call. Its outcomes still add or take tokens. The guard counts the calls in
+// flight that package retry tells it of ([Guard.Start]).
+//
+// # New calls held back
+//
+// The guard also holds new calls back, before their first attempt, while
+// the dependency answers nothing but overload. This starts once the last 16
+// attempts in a row have shown overload, with no success or fast failure
+// between them. From then on at most 16 calls may be in flight. A call over
+// that number fails at once with retry.ErrShed and never reaches the
+// dependency ([Guard.Start]). The first success or fast failure lets new
+// calls through again.
+//
+// So a pause shorter than the attempt timeout holds nothing back, because
+// no attempt times out during it. A stall holds new calls back as soon as
+// 16 attempts in a row have timed out. That keeps the dependency's queue
+// from filling with attempts whose callers will be gone by the time it
+// serves them. The calls of a dependency that fails fast are never held
+// back.
+//
+// # Probes and denied retries
+//
+// When no whole token is left, one retry a second still goes through, as a
+// probe. Asking for it costs nothing, and its outcome counts as a retry's.
+// A probe that succeeds adds r like any success, so the waiting calls'
+// retries start again. A denied retry means "not now". Package retry waits
+// the next back-off delay and asks again. The denied retry uses up the
+// attempt it replaced. A call ends while denied only when it runs out of
+// attempts or time. It then returns an error matching retry.ErrThrottled.
+//
+// A Guard is safe for concurrent use. It reads no clock: callers pass the
+// time in. Its methods do not allocate, except Start when it holds a call
+// back and says why. The zero Guard admits nothing but probes. Use NewGuard.
 type Guard struct {
 	tokens atomic.Int64 // in millionths of a token, within [0, cap]
 	probe  atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
@@ -142,24 +175,26 @@ type Outcome int
 const (
 	// Succeeded: the dependency served the attempt, which adds the ratio.
 	Succeeded Outcome = iota
-	// Failed: the attempt failed fast (a refused connection, a 502): a
-	// retry's costs a token, a first try's half the ratio.
+	// Failed: the attempt failed fast, as a refused connection or a 502
+	// does. A failed retry takes a token. A failed first try takes half
+	// the ratio.
 	Failed
-	// Overloaded: the attempt timed out, or the dependency asked for a
-	// pause (a 429, or a 503 with Retry-After): a first try's costs a
-	// token, a retry's two.
+	// Overloaded: the attempt showed overload, as the [Guard]'s doc
+	// defines it under "Overload". An overloaded first try takes a token.
+	// An overloaded retry takes two.
 	Overloaded
-	// Slow: the attempt succeeded, but only after the hedge delay. The
-	// ratio is added, but never beyond nine tenths of the capacity: slow
-	// successes keep the retries going, and cannot open the guard to hedges
-	// again (see [Guard.AllowHedge]).
+	// Slow: the attempt succeeded, but only after the hedge delay. It adds
+	// the ratio, but never lifts the tokens above nine tenths of the
+	// capacity. So slow successes keep the retries going, and they cannot
+	// let hedges start again (see [Guard.AllowHedge]).
 	Slow
 )
 
-// Allow reports whether a retry may start at now: while a whole token is
-// left, while the call asking is the only one in flight ([Guard.Start]),
-// and otherwise as the one probe a second. It takes nothing: the retry's
-// outcome, recorded with Record(true, …), is what costs.
+// Allow reports whether a retry may start at now. It may while a whole
+// token is left, or while the call asking is the only one in flight
+// ([Guard.Start]). Otherwise it may only as the one probe a second. Allow
+// takes no token. The retry's outcome, recorded with Record(true, …), is
+// what costs.
 func (g *Guard) Allow(now time.Time) bool {
 	if g.tokens.Load() >= guardScale || g.alone() {
 		return true
@@ -168,12 +203,12 @@ func (g *Guard) Allow(now time.Time) bool {
 	return t >= next && g.probe.CompareAndSwap(next, t+int64(probeEvery))
 }
 
-// Record tells the guard how an attempt ended. admitted says whether the
-// guard admitted the attempt, as a retry ([Guard.Allow]) or a hedge
-// ([Guard.AllowHedge]), rather than it being a first try. Record each attempt once; an attempt that says
-// nothing of the dependency (the caller gave up on it, or it failed for the
-// caller's own mistake, or it was a hedge cancelled because another attempt
-// won) need not be recorded.
+// Record tells the guard how an attempt ended. admitted is true for an
+// attempt the guard admitted as a retry ([Guard.Allow]) or a hedge
+// ([Guard.AllowHedge]), and false for a first try. Record each attempt
+// once. An attempt that says nothing of the dependency need not be
+// recorded. That is one the caller gave up on, one that failed for the
+// caller's own mistake, and a hedge cancelled because another attempt won.
 func (g *Guard) Record(admitted bool, o Outcome) {
 	switch o {
 	case Overloaded:
@@ -198,18 +233,18 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 }
 
 // Start tells the guard that a call is about to make its first attempt,
-// and returns nil when it may. It returns an error, which says why, when
-// the guard holds new calls back: the last 16 attempts in a row showed
-// overload, with no success or fast failure between them, and 16 calls are
-// in flight already. Either way the call is in flight from then until
-// [Guard.Done], its waits included: call Done once it ends, at once for a
-// call held back.
+// and returns nil when it may. It returns an error that says why when the
+// guard holds new calls back. That happens when the last 16 attempts in a
+// row showed overload, with no success or fast failure between them, and
+// 16 calls are in flight already. Either way the call counts as in flight
+// from then until [Guard.Done], its waits included. Call Done once the call
+// ends, and at once for a call held back.
 //
-// Package retry tells the guard of every call its policy guards, and
-// returns retry.ErrShed for one held back (a Loop is never held back). An
-// integration that runs attempts itself and asks Allow for its retries
-// tells it too: Allow takes the caller asking for one of the calls in
-// flight, and a call alone in flight keeps its retries.
+// Package retry tells the guard of every call its policy guards. It
+// returns retry.ErrShed for a call held back. A Loop is never held back.
+// An integration that runs attempts itself and asks Allow for its retries
+// should call Start and Done too. Allow counts the caller as one of the
+// calls in flight, and a call alone in flight keeps its retries.
 //
 // Start reads no clock and does not allocate, except to say why it holds a
 // call back.
@@ -231,14 +266,15 @@ func (g *Guard) Done() { g.flight.Add(-1) }
 // flight.
 func (g *Guard) alone() bool { return g.flight.Load() == 1 }
 
-// AllowHedge reports whether a hedge may start beside a slow attempt: only
-// while nine tenths of the capacity would be left, and never as a probe.
-// Unlike a retry, a hedge takes its token as it starts, since whether it
-// was worth it is known late: a hedge that wins earns the ratio back like
-// any success, one that loses keeps the token spent. Hedges that lose spend
-// the guard down to nine tenths and then stop, leaving the rest to
-// retries; only successes faster than the hedge delay lift it above that
-// line again (see [Slow]), and overload (timeouts) keeps it below.
+// AllowHedge reports whether a hedge may start beside a slow attempt. It
+// may only while nine tenths of the capacity would be left after it, and
+// never as a probe. Unlike a retry, a hedge takes its token as it starts,
+// because whether it was worth it is known late. A hedge that wins earns
+// the ratio back, like any success. A hedge that loses keeps its token
+// spent. So hedges that lose spend the guard down to nine tenths and then
+// stop, and the rest stays for retries. Only successes faster than the
+// hedge delay lift the guard above that line again (see [Slow]). Overload
+// keeps it below.
 func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()

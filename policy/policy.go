@@ -252,9 +252,9 @@ func (p Policy) WithResetRule(r ResetRule) Policy {
 // g learns how every attempt made under the policy ended. [Guard] gives the
 // rule by which it admits retries and holds them back. Give one g to every
 // policy that calls the same dependency. A retry that g holds back does not
-// end the call: the call waits and asks again, until its attempts or its
+// end the call. The call waits and asks again, until its attempts or its
 // time run out. While the dependency answers nothing but overload, g also
-// holds new calls back, and such a call ends at once with an error matching
+// holds new calls back. Such a call ends at once with an error matching
 // retry.ErrShed. WithGuard(nil) removes the guard. An invalid guard makes
 // the policy invalid.
 func (p Policy) WithGuard(g *Guard) Policy {
