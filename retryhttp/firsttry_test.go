@@ -104,23 +104,27 @@ func slow() roundTripFunc {
 
 // A request whose first attempt failed and was retried tells a time that
 // counts from its start, first attempt included, when something times it
-// (a deadline, hooks); a request that nothing times tells no time, rather
-// than one that leaves the first attempt out.
+// (a deadline, hooks, an attempt timeout, a time limit); a request that
+// nothing times tells no time, rather than one that leaves the first
+// attempt out.
 func TestFirstTryCountsInTheCallsTime(t *testing.T) {
 	hooks := retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnDone: func(context.Context, retry.DoneEvent) {}}))
 	for _, tt := range []struct {
 		name     string
 		deadline bool
 		opts     []retryhttp.Option
+		p        policy.Policy
 		elapsed  time.Duration
 	}{
-		{"a deadline", true, nil, 7 * time.Second},
-		{"hooks", false, []retryhttp.Option{hooks}, 7 * time.Second},
-		{"nothing times it", false, nil, 0},
+		{"a deadline", true, nil, policy.Constant(0).WithMaxAttempts(3), 7 * time.Second},
+		{"hooks", false, []retryhttp.Option{hooks}, policy.Constant(0).WithMaxAttempts(3), 7 * time.Second},
+		{"an attempt timeout", false, nil, policy.Constant(0).WithMaxAttempts(3).WithAttemptTimeout(time.Minute), 7 * time.Second},
+		{"a time limit", false, nil, policy.Constant(0).WithMaxAttempts(3).WithMaxElapsed(time.Hour), 7 * time.Second},
+		{"nothing times it", false, nil, policy.Constant(0).WithMaxAttempts(3), 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				tr := build(t, slow(), policy.Constant(0).WithMaxAttempts(3), tt.opts...)
+				tr := build(t, slow(), tt.p, tt.opts...)
 				ctx := context.Background()
 				if tt.deadline {
 					var cancel context.CancelFunc

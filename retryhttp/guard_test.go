@@ -257,9 +257,10 @@ func guardSeesFailedWrites(t *testing.T, posts int) {
 	require.LessOrEqual(t, perGet, 1.2)
 }
 
-// A POST that fails is news for the guard: one that asks for a pause (a
-// 503 with Retry-After) or times out takes a token, as a GET's would,
-// though it is not retried; one that succeeds adds the ratio.
+// A POST that fails is news for the guard, though it is not retried. One
+// that shows overload (a 429, a 504, a 5xx with Retry-After) takes a token,
+// as a GET's would. One that fails fast takes half the ratio. One that
+// succeeds adds the ratio.
 func TestGuardHearsUnretriedRequests(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -271,7 +272,14 @@ func TestGuardHearsUnretriedRequests(t *testing.T) {
 			w.WriteHeader(503)
 		}, 8},
 		{"429", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(429) }, 8},
+		{"504", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(504) }, 8},
+		{"500 with Retry-After", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(500)
+		}, 8},
 		{"503", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }, 8.75}, // half the ratio, as any first try that fails fast
+		{"500", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }, 8.75},
+		{"502", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502) }, 8.75},
 		{"201", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }, 9.5},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

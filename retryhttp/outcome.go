@@ -24,11 +24,12 @@ import (
 //     rewinding the request body: ". It is not a *retry.Error.
 //
 // An *retry.Error's Last is the last attempt's error. An attempt cut off by
-// the policy's per-attempt timeout matches retry.ErrAttemptTimeout, and
-// context.DeadlineExceeded too, as in package retry. The error's Elapsed
-// counts from the start of the request. A request that nothing times may
-// tell no time, as in package retry. Nothing times a request that has no
-// deadline, no options and no limit on time.
+// the policy's per-attempt timeout matches retry.ErrAttemptTimeout and
+// context.DeadlineExceeded, as in package retry. The error's Elapsed counts
+// from the start of the request. Elapsed is 0 unless the request has a
+// deadline, or the Transport has retry options (WithRetryOptions), an
+// attempt timeout, a time limit or a stable-run reset rule. Without any of
+// these, the Transport reads no clock for the request.
 //
 // Err returns nil for a response that was not to be retried. That covers a
 // response refused by the Transport's classification, by [WithRetryIf] or

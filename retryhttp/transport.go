@@ -213,7 +213,9 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // off. See policy.Guard for the rule. The guard hears what the dependency
 // did with every attempt, whatever the method. A 5xx, a 429 or a connection
 // failure is a failure, even for a request that is not retried. Any other
-// response is a success. When the guard denies a retry, the call waits its
+// response is a success. A failure shows overload, as policy.Guard defines
+// it, when it is a 429, a 504, a 5xx with Retry-After or a timeout. Any other
+// failure is a fast failure. When the guard denies a retry, the call waits its
 // back-off delay and asks again. A request that runs out of attempts or time
 // while denied returns its last response, and [Err] says that the guard
 // stopped it. When its last attempt got no response, as after an attempt
