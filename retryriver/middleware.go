@@ -46,7 +46,8 @@ import (
 // the held-back jobs follow as soon as the dependency is back.
 //
 // The guard learns how every run ended: a success, a failure, or an
-// overload. An overload is a hint, or a run cut off by its timeout. A run
+// overload. A run shows overload as policy.Guard defines it: a run cut off
+// by its timeout, an error that reports a timeout, or a hint. A run
 // ended because the job's context was cancelled tells the guard nothing,
 // and neither does an error that cancels the job. A guard counts the load
 // of one process only, so give the workers of one dependency their own
