@@ -11,12 +11,12 @@ import (
 )
 
 // StreamServerInterceptor returns a server interceptor that gives each
-// stream of the given methods (full names; none means every method) the
-// fault in decides on, as [UnaryServerInterceptor] does unary calls.
-// With Partial, the handler's first After messages go out, and the fault
-// strikes at the next one, or when the handler returns: Latency alone
-// pauses the stream, which goes on, and Err or Stall end it with their
-// status, whatever the handler returns.
+// stream of the given methods the fault in decides on, as
+// [UnaryServerInterceptor] does unary calls. Methods are full names, and
+// none means every method. With Partial, the handler's first After messages
+// go out, and the fault strikes at the next one, or when the handler
+// returns. Latency alone pauses the stream, which goes on. Err or Stall end
+// it with their status, whatever the handler returns.
 func StreamServerInterceptor(in *retrytest.Injector, methods ...string) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		if in == nil {

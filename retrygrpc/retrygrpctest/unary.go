@@ -9,11 +9,12 @@ import (
 )
 
 // UnaryServerInterceptor returns a server interceptor that gives each
-// unary call of the given methods (full names, as "/pkg.Service/Method";
-// none means every method) the fault in decides on, instead of or before
-// its handler: Latency delays the handler, Err is the call's status with
-// its Hint as pushback, and Stall holds the call until its context ends or
-// in is closed. Calls of other methods do not count as calls of in's plan.
+// unary call of the given methods the fault in decides on, instead of or
+// before its handler. Methods are full names, such as
+// "/pkg.Service/Method", and none means every method. Latency delays the
+// handler. Err is the call's status, with the fault's Hint as pushback.
+// Stall holds the call until its context ends or in is closed. Calls of
+// other methods do not count as calls of in's plan.
 func UnaryServerInterceptor(in *retrytest.Injector, methods ...string) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if in == nil {
@@ -40,11 +41,12 @@ func UnaryServerInterceptor(in *retrytest.Injector, methods ...string) grpc.Unar
 }
 
 // UnaryClientInterceptor returns a client interceptor that gives each unary
-// call of the given methods (none means every method) the fault in decides
-// on, instead of or before sending it: Latency delays the call, Err fails
-// it without sending it, with its Hint as the pushback trailer that a
-// grpc.Trailer call option receives (retrygrpc's interceptor reads it so),
-// Stall holds it until its context ends or in is closed, and Panic panics.
+// call of the given methods the fault in decides on, instead of or before
+// sending it. No methods means every method. Latency delays the call. Err
+// fails it without sending it. The fault's Hint becomes the pushback
+// trailer that a grpc.Trailer call option receives, which is how
+// retrygrpc's interceptor reads it. Stall holds the call until its context
+// ends or in is closed. Panic panics.
 func UnaryClientInterceptor(in *retrytest.Injector, methods ...string) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if in == nil {
