@@ -39,8 +39,8 @@ import (
 // While at most 100 objects are failing in a row, a denied requeue waits
 // 2.5 to 5 s, so that the backlog of a blip is back within seconds of its
 // end. Once more are failing, the dependency is down for many of them. A
-// denied requeue then waits 30 s to a minute, so that the backlog sits out
-// the outage instead of adding to it. The guard lets one probe through each
+// denied requeue then waits 30 s to a minute, so that the backlog waits
+// through the outage instead of adding to it. The guard lets one probe through each
 // second, and finds out that way when the dependency is back. Give every
 // controller that calls the same dependency the same guard.
 //
