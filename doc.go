@@ -50,7 +50,8 @@
 //
 // # How a call ends
 //
-// A call ends in one of these ways:
+// A call ends in one of these ways. The README gives the same list, and
+// docs/calls.md gives it in full, in the same order:
 //
 //   - nil on success.
 //   - The operation's own error, as it is, when it was marked with
@@ -61,15 +62,15 @@
 //     call runs out of attempts or time while its policy.Guard holds its
 //     retries back. A retry that the guard denies is not the end of the
 //     call: the call waits its back-off and asks again.
-//   - A *retry.Error matching retry.ErrShed, at once and before the
-//     operation runs, when the policy's guard holds new calls back. The
-//     guard does so while the dependency answers nothing but overload.
 //   - A *retry.Error matching the context's error and the last error. The
 //     call returns at once when the context ends. It also returns, without
 //     waiting, when the next wait would end after the context's deadline.
 //   - A *retry.Error matching retry.ErrHintTooLong and the last error, at
 //     once, when the operation's hint asks for a wait above the policy's
-//     hint ceiling, past the time limit or past the deadline.
+//     hint ceiling, past the time limit or past the context's deadline.
+//   - A *retry.Error matching retry.ErrShed, at once and before the
+//     operation runs, when the policy's guard holds new calls back. The
+//     guard does so while the dependency answers nothing but overload.
 //   - An error matching retry.ErrInvalid, before anything runs, for a nil
 //     context, a nil function or an invalid policy. For an invalid policy it
 //     matches policy.ErrInvalid too.
