@@ -58,8 +58,8 @@ const probeEvery = time.Second
 //
 // # Overload
 //
-// This is the one definition of overload that the guard and every package
-// of this module use. An attempt shows overload when any of these holds:
+// This is the one definition of overload, for the guard and for every
+// package of retrykit. An attempt shows overload when any of these holds:
 //
 //   - The policy's attempt timeout cut it off (retry.ErrAttemptTimeout).
 //   - Its error reports a timeout: the error, or one it wraps, has a Timeout
