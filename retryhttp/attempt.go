@@ -6,9 +6,9 @@ import "context"
 type attemptKey struct{}
 
 // Attempt returns the number of the attempt whose request carries ctx,
-// counting the first call. A [Transport] marks the request of every attempt
-// after the first with its number, hedges included, in the order the
-// attempts started. So the base RoundTripper reads it from the request it
+// counting the first call. A [Transport] puts the number in the context of
+// every attempt's request after the first, hedges included, in the order
+// the attempts started. It sends no header for it. So the base RoundTripper reads it from the request it
 // is given, as Attempt(req.Context()). A context that carries no number
 // gives 1, since a request is its own first attempt: that is so for the
 // first attempt, and for a request sent without a Transport. A nil ctx

@@ -33,8 +33,9 @@ func WithPolicy(ctx context.Context, p policy.Policy) context.Context {
 
 // WithoutRetry returns a copy of ctx under which a Transport sends a
 // request once, through its base alone, as if there were no Transport. The
-// request gets no idempotency key and no attempt timeout, and the guard
-// hears nothing of it. The override closest to the request wins, as for
+// request gets no idempotency key and no attempt timeout, the guard
+// hears nothing of it, and the Transport's hooks are not called, so
+// retryotel records no call and no attempt span for it. The override closest to the request wins, as for
 // [WithPolicy]. retrygrpc spells the same override for a gRPC call as a
 // call option, retrygrpc.WithoutRetry.
 func WithoutRetry(ctx context.Context) context.Context {

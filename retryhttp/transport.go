@@ -307,6 +307,11 @@ type statusError struct {
 
 func (e *statusError) Error() string { return "status " + e.status }
 
+// StatusCode returns the response's status code. retryotel reads it for the
+// error.type of an attempt's span, as OpenTelemetry's HTTP conventions give
+// a failed response's.
+func (e *statusError) StatusCode() int { return e.code }
+
 // Timeout reports whether the status tells of overload as a timeout does:
 // 504 Gateway Timeout, and 429 Too Many Requests, a request the server
 // shed. retry.Classify reads it, and the guard takes both for overload.

@@ -72,7 +72,7 @@ func TestAttemptSpansOfAHedgedCall(t *testing.T) {
 		span.End()
 		require.Equal(t, []string{
 			"lookup",
-			"  retry.attempt error.message=context canceled,error.type=*errors.errorString,retry.attempt=1,retry.delay=0,retry.hedge=false [error: context canceled]",
+			"  retry.attempt error.message=context canceled,error.type=context.Canceled,retry.attempt=1,retry.delay=0,retry.hedge=false [error: context canceled]",
 			"  retry.attempt retry.attempt=2,retry.delay=0.05,retry.hedge=true",
 		}, tr.tree(attemptKeys...))
 	})

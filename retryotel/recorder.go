@@ -119,6 +119,9 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //     for the first, and a hedge's hedge delay for a hedge.
 //   - error.type and error.message, for an attempt that failed, as on the
 //     retry events. The span's status is then Error, with the message.
+//     error.type is the status code for a failed HTTP response, "503",
+//     "context.Canceled" or "context.DeadlineExceeded" for the context's
+//     errors, and the error's Go type otherwise, "*net.OpError".
 //
 // A hedge that lost ends with the error its cancellation gave it.
 func New(dependency string, opts ...Option) (*Recorder, error) {

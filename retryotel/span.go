@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -23,7 +24,7 @@ const (
 	attrHinted   = attribute.Key("retry.hinted")   // the delay came from the operation's hint
 	attrAttempts = attribute.Key("retry.attempts") // attempts made, counting the first call and hedges
 	attrHedges   = attribute.Key("retry.hedges")   // attempts started beside one still running
-	attrErrType  = attribute.Key("error.type")     // the error's Go type (see errorType)
+	attrErrType  = attribute.Key("error.type")     // the error's class (see errorType)
 	attrErrMsg   = attribute.Key("error.message")  // the error's text, cut to maxMessage bytes
 )
 
@@ -74,10 +75,22 @@ func spanDone(ctx context.Context, e retry.DoneEvent, o outcome) {
 		attrOutcome.String(o.String())))
 }
 
-// errorType returns the Go type of err, looking through wrappers that add
-// nothing to its message (such as retry.After's): "*net.OpError", never
-// the type of a mark.
+// errorType returns err's class for error.type. An error with a status
+// code, as retryhttp's attempt errors have, gives the code, "503", as the
+// HTTP conventions do for a failed response. The context's errors give
+// "context.Canceled" and "context.DeadlineExceeded". Any other error gives
+// its Go type, looking through wrappers that add nothing to its message,
+// such as retry.After's: "*net.OpError", never the type of a mark.
 func errorType(err error) string {
+	var status interface{ StatusCode() int }
+	switch {
+	case errors.As(err, &status):
+		return strconv.Itoa(status.StatusCode())
+	case errors.Is(err, context.Canceled):
+		return "context.Canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "context.DeadlineExceeded"
+	}
 	msg := err.Error()
 	for {
 		inner := errors.Unwrap(err)
