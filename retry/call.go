@@ -34,6 +34,8 @@ type call struct {
 	admitted bool          // the attempt just made was a retry the guard admitted
 	started  bool          // the reset rule started the back-off over before this wait
 	verdict  Verdict       // what the last attempt's error says to the loop
+	served   *Served       // the record of the request that ctx serves, if any (see Serve)
+	mixed    bool          // an attempt failed without showing overload
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -50,6 +52,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop boo
 	}
 	c.done = ctx.Done()
 	c.deadline, _ = ctx.Deadline()
+	c.served = served(ctx)
 	if err := p.Validate(); err != nil {
 		return c.finish(&invalidCallError{err: err})
 	}
@@ -159,6 +162,7 @@ func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.
 
 // finish tells the hooks how the call ended and returns err.
 func (c *call) finish(err error) error {
+	c.tellServed(err)
 	if c.hooks == nil || c.hooks.OnDone == nil {
 		return err
 	}

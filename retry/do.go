@@ -29,6 +29,8 @@ var (
 //   - an [*Error] matching [ErrShed], at once and before fn is called, when
 //     the policy's guard holds new calls back while the dependency answers
 //     nothing but overload;
+//   - an [*Error] matching [ErrPushback] and the last error, at once, when
+//     fn's error matches ErrPushback: the server asked not to retry;
 //   - an [*Error] matching [ErrHintTooLong] and the last error, at once, when
 //     fn's hint ([After]) asks for a wait above the policy's hint ceiling,
 //     past the time limit or past ctx's deadline;
@@ -43,6 +45,9 @@ var (
 // The first attempt runs at once. A zero delay retries at once with no
 // timer, and a call that waits on the real clock uses one timer however many
 // times it waits. A panic in fn is not recovered.
+//
+// On a context from [Serve] whose request is a retry already, the call
+// makes one attempt, and its end is recorded for the server (see [Served]).
 //
 // Time counts from the start of the call, the first attempt included: the
 // time limit, [Error].Elapsed and the hooks' Elapsed. A call that nothing

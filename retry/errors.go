@@ -61,7 +61,8 @@ type Error struct {
 	// Loop, if the last run succeeded).
 	Last error
 	// Cause says why the call stopped: ErrExhausted, ErrThrottled or
-	// ErrShed (the policy's guard), ErrHintTooLong (a hint above the policy's hint ceiling), or the
+	// ErrShed (the policy's guard), ErrPushback (the server asked not to
+	// retry), ErrHintTooLong (a hint above the policy's hint ceiling), or the
 	// context's error (context.DeadlineExceeded also when the next wait
 	// would have ended after the context's deadline).
 	Cause error
