@@ -121,6 +121,15 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Only requests that are safe to repeat and whose body can be sent again are
 // hedged. The losers' responses are drained and closed (see [New]).
 //
+// Retry at one layer. A response with the header "Retry-Pushback: never"
+// is not retried: its server, behind [Handler], already retried and gave
+// up for a reason a retry would only repeat. It comes back as the final
+// response, [Err] returns an error matching retry.ErrPushback for it, and
+// the guard counts it as overload. Each retry carries the header
+// "Retry-Previous-Attempts" with the attempts that came before it. A request
+// made while serving a retry behind Handler carries it from its first
+// attempt on, and makes one attempt (see retry.Serve).
+//
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
 // carry a policy of its own ([WithPolicy]), or ask for no retry at all
@@ -348,7 +357,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	if _, timed := req.Context().Deadline(); timed {
 		start = now(p.Clock()) // the call's time counts from here, should it retry
 	}
-	resp, err := base.RoundTrip(req)
+	resp, err := base.RoundTrip(withPrevious(req, 1))
 	if g != nil {
 		g.Done() // the loop, should it retry, tells the guard of the call again
 	}
@@ -536,7 +545,7 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		}
 	}
 	c.n++
-	resp, err := c.send(r)
+	resp, err := c.send(withPrevious(r, c.n))
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
 	}
@@ -548,6 +557,12 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 // next: an outcome it refuses is final. Otherwise the response is held, and
 // the request's body rewound for the next attempt.
 func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
+	if err == nil && pushedBack(resp) {
+		// The server asked not to retry: the loop ends the call with
+		// retry.ErrPushback, and the guard hears of overload.
+		c.held = resp
+		return resp, &pushbackError{err: c.statusError(resp)}
+	}
 	e := c.lastError(resp, err)
 	if !c.t.policyRetries(e) {
 		return c.final(resp, err, c.n > 1)
