@@ -55,7 +55,13 @@ type servedKey struct{}
 // A call made on the returned context while previous is at least 1 makes
 // one attempt and no retry: the request is a retry already, and its caller
 // retries it again if need be. So the attempts along a chain of servers add
-// up rather than multiply. A [Loop] is not bounded so.
+// up rather than multiply.
+//
+// A call made on the returned context retries only while its policy's
+// guard has a whole token left, even when it is the only call in flight.
+// Otherwise it ends at once with [ErrThrottled], rather than waiting, and
+// the server's answer asks its caller not to retry. A [Loop] is bounded by
+// neither rule.
 func Serve(ctx context.Context, previous int) (context.Context, *Served) {
 	s := &Served{previous: max(previous, 0)}
 	return context.WithValue(ctx, servedKey{}, s), s
@@ -129,4 +135,15 @@ func (c *call) repeat(err error) int {
 		return servedRepeat
 	}
 	return servedRetry
+}
+
+// starved reports whether the call serves a request (see Serve) and its
+// guard has no whole token left: it is not retried, and its caller is told
+// not to retry instead.
+func (c *call) starved() bool {
+	if c.served == nil || c.loop {
+		return false
+	}
+	g := c.p.Guard()
+	return g != nil && g.Tokens() < 1
 }

@@ -106,3 +106,18 @@ func TestServedCallerCancelledSaysNothing(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, s.Pushback())
 }
+
+func TestServedEmptyGuardEndsAtOnce(t *testing.T) {
+	g := policy.NewGuard(1, 1)
+	drain(g)
+	ctx, s := retry.Serve(context.Background(), 0)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, policy.Constant(time.Hour).WithMaxAttempts(4).WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrThrottled)
+	require.Equal(t, 1, n, "alone in flight, but serving a request: no retry, no wait")
+	require.True(t, s.Pushback())
+	n = 0
+	err = retry.Do(context.Background(), func(context.Context) error { n++; return errFlaky }, policy.Constant(0).WithMaxAttempts(4).WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 4, n, "a call that serves no request keeps a lone caller's retries")
+}
