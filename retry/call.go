@@ -109,7 +109,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		if e := c.limits(err, d, hinted); e != nil {
 			return c.finish(e)
 		}
-		if c.starved() {
+		if c.starved(err) {
 			return c.finish(c.giveUp(err, ErrThrottled, "the guard has no token left, and the request served asks its caller not to retry"))
 		}
 		c.tell(err, d, hinted)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+
+	"github.com/retrykit/retrykit/policy"
 )
 
 // ErrPushback is matched by an attempt's error when the server asked that
@@ -20,15 +22,18 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 // it when the call that failed last on the request's context gave up for a
 // reason a retry upstream would only repeat. Those reasons are these:
 //
-//   - the policy's guard held the call's retries back, or shed the call
-//     ([ErrThrottled], [ErrShed]);
-//   - the guard had no whole token left when the call ended: retries to
-//     that dependency do not pay off;
+//   - the policy's guard shed the call ([ErrShed]), or held its retries
+//     back ([ErrThrottled]) after an attempt that reached the dependency;
+//   - the guard had no whole token left when the call ended, and the last
+//     attempt reached the dependency: retries to it do not pay off;
 //   - every attempt of the call showed overload, such as its timeouts;
 //   - the dependency itself asked not to retry ([ErrPushback]).
 //
 // A call that ran out of attempts against failures that were not overload
-// says nothing, since a retry upstream may well succeed. So does a call
+// says nothing, since a retry upstream may well succeed. A refused or reset
+// connection, an EOF before the answer, is a failure of the hop, not an
+// answer of the dependency: a call whose last attempt failed so asks for
+// no pushback by its empty guard. So does a call
 // that the request's own context ended, and a call that succeeded. A server
 // asks Served only for an answer that is a failure. A handler that recovers
 // from a failed call with a fallback answers a success, and so sends no
@@ -52,13 +57,16 @@ type servedKey struct{}
 // attempt, as a caller's previous-attempts header says. A negative previous
 // counts as 0.
 //
-// A call made on the returned context while previous is at least 1 makes
-// one attempt and no retry: the request is a retry already, and its caller
-// retries it again if need be. So the attempts along a chain of servers add
-// up rather than multiply.
+// A call made on the returned context while previous is at least 1 does
+// not retry an answer of its dependency: the request is a retry already,
+// and its caller retries it again if need be. So the attempts along a chain
+// of servers add up rather than multiply. A dependency the call did not
+// reach, by a refused or reset connection or an EOF before the answer, is
+// retried as the policy says: nothing downstream did any work.
 //
-// A call made on the returned context retries only while its policy's
-// guard has a whole token left, even when it is the only call in flight.
+// A call made on the returned context retries an answer of its dependency
+// only while its policy's guard has a whole token left, even when it is
+// the only call in flight.
 // Otherwise it ends at once with [ErrThrottled], rather than waiting, and
 // the server's answer asks its caller not to retry. A [Loop] is bounded by
 // neither rule.
@@ -124,6 +132,8 @@ func (c *call) repeat(err error) int {
 		return servedRetry
 	}
 	switch {
+	case e.Cause == ErrThrottled && unreached(e.Last):
+		return servedRetry // the hop failed, not the dependency: see unreached
 	case e.Cause == ErrThrottled, e.Cause == ErrShed, e.Cause == ErrPushback:
 		return servedRepeat
 	case e.Cause != ErrExhausted && e.Cause != ErrHintTooLong:
@@ -131,17 +141,26 @@ func (c *call) repeat(err error) int {
 	case e.Attempts > 0 && !c.mixed:
 		return servedRepeat
 	}
-	if g := c.p.Guard(); g != nil && g.Tokens() < 1 {
+	if g := c.p.Guard(); g != nil && g.Tokens() < 1 && !unreached(e.Last) {
 		return servedRepeat
 	}
 	return servedRetry
 }
 
-// starved reports whether the call serves a request (see Serve) and its
-// guard has no whole token left: it is not retried, and its caller is told
-// not to retry instead.
-func (c *call) starved() bool {
-	if c.served == nil || c.loop {
+// unreached reports whether err, the last error of a call, says that the
+// dependency was not reached: a refused or reset connection, an EOF before
+// the answer. Its guard's empty tokens then say nothing to the callers
+// upstream, who may reach another instance, or the same one back.
+func unreached(err error) bool {
+	return ConnectionError(err) && Classify(err).Outcome != policy.Overloaded
+}
+
+// starved reports whether the call serves a request (see Serve), its
+// guard has no whole token left, and err, its last error, is an answer of
+// the dependency: it is not retried, and its caller is told not to retry
+// instead.
+func (c *call) starved(err error) bool {
+	if c.served == nil || c.loop || unreached(err) {
 		return false
 	}
 	g := c.p.Guard()

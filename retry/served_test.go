@@ -3,6 +3,8 @@ package retry_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,4 +122,16 @@ func TestServedEmptyGuardEndsAtOnce(t *testing.T) {
 	err = retry.Do(context.Background(), func(context.Context) error { n++; return errFlaky }, policy.Constant(0).WithMaxAttempts(4).WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.Equal(t, 4, n, "a call that serves no request keeps a lone caller's retries")
+}
+
+func TestServedHopsOwnFailuresAreRetried(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	ctx, s := retry.Serve(context.Background(), 1)
+	g := policy.NewGuard(1, 1)
+	drain(g)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return refused }, fast.WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 4, n, "a refused connection reached nothing downstream: retried as the policy says, while serving a retry and with an empty guard")
+	require.False(t, s.Pushback(), "the hop's own failure asks no pushback upstream")
 }
