@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -199,4 +200,31 @@ func TestHandlerGarbledPreviousAttempts(t *testing.T) {
 		_ = resp.Body.Close()
 		require.EqualValues(t, 4, l.requests.Load(), "%q counts as a first attempt", v)
 	}
+}
+
+func TestHandlerPushbackStopsHedgedRequest(t *testing.T) {
+	_, leafSrv := startLeaf(t, http.StatusTooManyRequests)
+	mid := startMid(t, client(t, nil), false, leafSrv.URL)
+	var calls atomic.Int32
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		mid.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counted.Close)
+	tr, err := retryhttp.New(nil, hopPolicy.WithHedging(policy.Hedging{Delay: time.Hour}))
+	require.NoError(t, err)
+	resp := fetch(t, context.Background(), &http.Client{Transport: tr}, counted.URL)
+	require.Equal(t, "never", resp.Header.Get("Retry-Pushback"))
+	require.ErrorIs(t, retryhttp.Err(resp), retry.ErrPushback)
+	require.EqualValues(t, 1, calls.Load(), "a hedged request is not retried either")
+}
+
+func TestHandlerKeepsTheWritersFlusher(t *testing.T) {
+	srv := httptest.NewServer(retryhttp.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprint(w, "part")
+		require.NoError(t, http.NewResponseController(w).Flush())
+	})))
+	t.Cleanup(srv.Close)
+	resp := fetch(t, context.Background(), &http.Client{}, srv.URL)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 }

@@ -81,14 +81,21 @@ func (c *call) runHedged() (*http.Response, error) {
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
-		admitted := hs.sent.Add(1) > 1
-		resp, err := c.sendTied(r, actx)
+		n := hs.sent.Add(1)
+		admitted := n > 1
+		resp, err := c.sendTied(withPrevious(r, int(n)), actx)
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
 			if resp != nil {
 				return resp, actx.Err()
 			}
 			return nil, actx.Err()
+		}
+		if err == nil && pushedBack(resp) {
+			hs.mu.Lock()
+			hs.pending = append(hs.pending, resp)
+			hs.mu.Unlock()
+			return resp, &pushbackError{err: c.statusError(resp)}
 		}
 		if !c.retryable(c.req, resp, err) {
 			return c.final(resp, err, admitted)
