@@ -1,6 +1,7 @@
 package layers_test
 
 import (
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,6 +24,11 @@ func TestGoals(t *testing.T) {
 		require.LessOrEqual(t, tab.Down[s].Mean(), 5.0, "leaf attempts per request, on average")
 		require.Greater(t, tab.Down[every].Mean(), 10.0, "the scenario can fail: every layer retrying multiplies")
 		require.LessOrEqual(t, tab.Down[s].P99(), tab.Down[every].P99()/2, "time to a definite answer")
+		// Once the mid's guard holds retries back, a request costs at most
+		// 1.2 × one hop's retry sequence: its three waits, 10 + 20 + 40 ms
+		// at the most under full jitter.
+		oneHop := 70 * time.Millisecond
+		require.LessOrEqual(t, slices.Max(tab.Down[s].Times[10:]), oneHop*12/10, "time to a definite answer once the guard has learnt")
 
 		require.Zero(t, tab.Outage[s].FailedFrom(layers.OutageReturn), "every request after the leaf's return succeeds")
 		require.LessOrEqual(t, tab.Outage[s].LastFailure(layers.OutageReturn), time.Second, "no failure later than 1 s after the return")
