@@ -2,10 +2,12 @@ package retryhttp
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"net/http"
 	"strconv"
 
+	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -130,4 +132,18 @@ func withPrevious(r *http.Request, n int) *http.Request {
 	}
 	c.Header.Set(previousHeader, strconv.Itoa(prev))
 	return &c
+}
+
+// once is the policy of recordFailure: one attempt, no guard.
+var once = policy.Constant(0).WithMaxAttempts(1)
+
+// recordFailure ends, through package retry, the call of a request whose
+// first attempt failed in a way the Transport does not retry, so that a
+// server serving the request's context records it as the call that failed
+// last (see retry.Served), as it records every call that retried.
+func recordFailure(req *http.Request, resp *http.Response, err error) {
+	if err == nil {
+		err = &statusError{status: resp.Status, code: resp.StatusCode, final: true}
+	}
+	_ = retry.Do(req.Context(), func(context.Context) error { return retry.Permanent(err) }, once)
 }

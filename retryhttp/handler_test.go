@@ -228,3 +228,11 @@ func TestHandlerKeepsTheWritersFlusher(t *testing.T) {
 	resp := fetch(t, context.Background(), &http.Client{}, srv.URL)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+func TestHandlerUnretriedFailureCountsAsLast(t *testing.T) {
+	_, overloaded := startLeaf(t, http.StatusTooManyRequests)
+	_, broken := startLeaf(t, http.StatusInternalServerError) // not retried: the Transport's first try is final
+	mid := startMid(t, client(t, nil), false, overloaded.URL, broken.URL)
+	resp := fetch(t, context.Background(), &http.Client{}, mid.URL)
+	require.Empty(t, resp.Header.Get("Retry-Pushback"), "the call that failed last was a plain 500")
+}

@@ -323,7 +323,11 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
 		c := t.newCall(req)
-		return c.send(req) // the body cannot be sent twice: one attempt
+		resp, err := c.send(withPrevious(req, 1)) // the body cannot be sent twice: one attempt
+		if err != nil || failed(resp) {
+			recordFailure(req, resp, err)
+		}
+		return resp, err
 	case t.hedged(req):
 		c := t.newCall(req)
 		return c.runHedged()
@@ -369,6 +373,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	case err != nil || failed(resp):
 		c := t.newCall(req)
 		c.tell(false, resp, err) // a failure, which final tells on the loop's path
+		recordFailure(req, resp, err)
 		return resp, err
 	}
 	if g != nil && req.Context().Err() == nil {
