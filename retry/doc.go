@@ -13,6 +13,11 @@
 // (stop now) and [After] (a server's hint of how long to wait); [Hooks]
 // observe it, and [SlogHooks] logs it.
 //
+// A server tells its callers not to retry a failure that a retry would
+// only repeat. [Serve] records the calls made on a served request's
+// context, [Served] says whether its failed answer should push back, and
+// an operation whose server pushed back wraps [ErrPushback].
+//
 // # The loop
 //
 // A call whose policy's guard holds new calls back ends at once, before its
