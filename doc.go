@@ -75,8 +75,9 @@
 //     matches policy.ErrInvalid too.
 //
 // An operation can also say how long to wait (retry.After, a server's
-// Retry-After), and hooks (retry.WithHooks, retry.SlogHooks) see every wait
-// before it starts, never after the final attempt.
+// Retry-After). Hooks (retry.WithHooks, retry.SlogHooks) hear of every
+// attempt, every wait before it starts and every retry the guard denied.
+// No wait is announced after the final attempt.
 //
 // # Retry admission
 //

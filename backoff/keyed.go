@@ -41,6 +41,7 @@ type Keyed[K comparable] struct {
 	curLast time.Duration    // no key in cur has a later last Next
 	oldLast time.Duration    // nor in old
 	curPeak int              // the most keys cur has held: Forget moves what is left to a smaller map
+	oldPeak int              // the most keys old held while it was cur: a map's memory is sized by it
 }
 
 // keyedShrinkFloor is the fewest keys a map must have held before Forget
@@ -222,7 +223,7 @@ func (k *Keyed[K]) at(now time.Time) time.Duration {
 		}
 	}
 	k.started, k.epoch, k.began = true, now, 0
-	k.cur, k.old, k.curLast, k.oldLast, k.curPeak = nil, nil, 0, 0, 0
+	k.cur, k.old, k.curLast, k.oldLast, k.curPeak, k.oldPeak = nil, nil, 0, 0, 0, 0
 	return 0
 }
 
@@ -240,7 +241,7 @@ func (k *Keyed[K]) turn(now time.Time) time.Duration {
 		k.old = nil
 	}
 	if k.old == nil && subSat(t, k.began) >= idle {
-		k.old, k.oldLast = k.cur, k.curLast
+		k.old, k.oldLast, k.oldPeak = k.cur, k.curLast, k.curPeak
 		k.cur, k.curLast, k.curPeak, k.began = nil, math.MinInt64, 0, t
 		if subSat(t, k.oldLast) > idle {
 			k.old = nil

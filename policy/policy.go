@@ -229,8 +229,13 @@ func (p Policy) WithRandom(src rand.Source) Policy {
 // An attempt that its own timeout cut off has an error matching
 // retry.ErrAttemptTimeout. One that the caller's context cut off does not,
 // and the call ends with the context's error. context.DeadlineExceeded does
-// not tell the two apart: an operation that returns its context's error
-// matches it either way.
+// not tell the two apart: both match it.
+//
+// The timeout of the attempt whose value retry.DoValue returns is left to
+// run: that attempt's context ends at its own timeout, or when the caller's
+// context ends. So a value bound to it, such as a response body, can be
+// read after the call within the timeout. The timeout of an attempt that is
+// retried ends as the call starts to wait after it.
 func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
 	return p.with(func(c *config) { c.attemptTime = d })
 }

@@ -18,35 +18,41 @@ type call struct {
 	done     <-chan struct{} // ctx.Done(): nil for a context that is never done
 	deadline time.Time       // ctx's deadline, zero if none
 	p        policy.Policy
-	hooks    *Hooks
+	hooks    hookSet
 	loop     bool // Loop: a success does not end the call
 	clock    clock
 	hedge    *hedger // the hedged rounds, for Hedge and HedgeValue
 
-	attempts int           // attempts made, every hedge and every Loop run included
-	count    int           // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
-	denied   bool          // the guard denied the latest retry
-	denials  int           // retries the guard denied in all
-	waited   time.Duration // the waits made, added up
-	pos      int           // the schedule's position: waits since the last start-over
-	prev     time.Duration // the last wait
-	lastFail time.Time     // when the previous attempt failed, for the idle reset rule
-	admitted bool          // the attempt just made was a retry the guard admitted
-	started  bool          // the reset rule started the back-off over before this wait
-	verdict  Verdict       // what the last attempt's error says to the loop
-	served   *Served       // the record of the request that ctx serves, if any (see Serve)
-	mixed    bool          // an attempt failed without showing overload
+	attempts int                // attempts made, every hedge and every Loop run included
+	count    int                // what the attempt limit counts: attempts (Do), failed runs in a row (Loop); denied retries too, in Do
+	denied   bool               // the guard denied the latest retry
+	denials  int                // retries the guard denied in all
+	waited   time.Duration      // the waits made, added up
+	waitedAt time.Duration      // waited when the latest attempt started
+	told     RetryEvent         // the wait last announced to the hooks
+	keep     bool               // DoValue: the last attempt's value is returned, its context kept
+	release  context.CancelFunc // ends the timeout of the attempt whose value the call holds
+	pos      int                // the schedule's position: waits since the last start-over
+	prev     time.Duration      // the last wait
+	lastFail time.Time          // when the previous attempt failed, for the idle reset rule
+	admitted bool               // the attempt just made was a retry the guard admitted
+	started  bool               // the reset rule started the back-off over before this wait
+	verdict  Verdict            // what the last attempt's error says to the loop
+	served   *Served            // the record of the request that ctx serves, if any (see Serve)
+	mixed    bool               // an attempt failed without showing overload
 }
 
 // init sets up a call, or returns the error that refuses it before
 // anything runs (told to the hooks as the call's end): bad, a nil ctx, an
 // invalid policy, a ctx that is done already.
-func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop bool, bad error) error {
-	c.ctx, c.p, c.hooks, c.loop = ctx, p, hooks, loop
+func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop bool, bad error) error {
+	c.ctx, c.p, c.hooks, c.loop = ctx, p, *hooks, loop
 	c.clock.clk = c.p.Clock()
 	switch {
 	case bad != nil:
 		return c.finish(bad)
+	case hooks.over:
+		return c.finish(errTooManyHooks)
 	case ctx == nil:
 		return c.finish(errNilContext)
 	}
@@ -68,7 +74,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *Hooks, loop boo
 // Other calls read the clock only where a wait or the guard needs it, and
 // report an Elapsed of 0.
 func (c *call) timed() bool {
-	return !c.deadline.IsZero() || c.p.MaxElapsed() > 0 || c.hooks != nil || c.p.ResetRule().AfterStableRun > 0 || c.loop
+	return !c.deadline.IsZero() || c.p.MaxElapsed() > 0 || c.hooks.n > 0 || c.p.ResetRule().AfterStableRun > 0 || c.loop
 }
 
 // run is the retry loop, in the order the package doc states: make an
@@ -112,6 +118,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		if c.starved(err) {
 			return c.finish(c.giveUp(err, ErrThrottled, "the guard has no token left, and the request served asks its caller not to retry"))
 		}
+		c.drop()
 		c.tell(err, d, hinted)
 		if ctxErr := c.clock.wait(c.ctx, d); ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
@@ -121,6 +128,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 			err = c.attempt(fn, err != nil) // Loop's run after a success is no retry
 			continue
 		}
+		c.hooks.denied(c.ctx, c.told)
 		if c.lastChance() {
 			return c.finish(c.giveUp(err, ErrThrottled, "the guard denied the retry"))
 		}
@@ -141,32 +149,79 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 	if c.hedge != nil {
 		n, err = c.round()
 	} else {
-		err = once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		err = c.once(fn)
 	}
 	c.attempts += n
 	c.count += n
+	c.waitedAt = c.waited
+	return err
+}
+
+// once makes one attempt of a call that does not hedge, and tells the
+// hooks of it.
+func (c *call) once(fn func(context.Context) error) error {
+	if !c.hooks.attempts {
+		cancel, err := once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		c.hold(cancel)
+		return err
+	}
+	ev := AttemptEvent{Attempt: c.attempts + 1, Wait: c.waited - c.waitedAt}
+	var cs attemptCtxs
+	ctx := c.hooks.attempt(c.ctx, ev, &cs)
+	begun := c.clock.now()
+	cancel, err := once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
+	ev.Err, ev.Duration = err, c.clock.now().Sub(begun)
+	c.hold(cancel)
+	c.hooks.attemptDone(&cs, ev)
 	return err
 }
 
 // once runs fn with ctx, under the policy's per-attempt timeout if it has
-// one.
-func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.Context) error) error {
+// one. It returns fn's error, and the cancel of the attempt's timeout (nil
+// without one): the caller says when the attempt's context ends.
+func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.Context) error) (context.CancelFunc, error) {
 	if timeout <= 0 {
-		return fn(ctx)
+		return nil, fn(ctx)
 	}
 	actx, cancel := k.withTimeout(ctx, timeout)
-	defer cancel()
 	err := fn(actx)
 	if err != nil && done(actx) != nil && done(ctx) == nil {
 		err = &attemptTimeoutError{timeout: timeout, err: err}
 	}
-	return err
+	return cancel, err
+}
+
+// hold keeps the attempt's timeout, whose cancel is given, until the call
+// waits after the attempt. The context of the attempt whose value DoValue
+// returns so stays alive until its own timeout, or until the caller's
+// context ends. Do and Loop return no value: the timeout ends at once.
+func (c *call) hold(cancel context.CancelFunc) {
+	switch {
+	case cancel == nil:
+	case c.keep:
+		c.release = cancel
+	default:
+		cancel()
+	}
+}
+
+// drop ends the context of the attempt whose value the call holds, as the
+// call goes on to wait for a retry: that value is dropped.
+func (c *call) drop() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+	if h := c.hedge; h != nil && h.kept != nil {
+		h.kept()
+		h.kept = nil
+	}
 }
 
 // finish tells the hooks how the call ended and returns err.
 func (c *call) finish(err error) error {
 	c.tellServed(err)
-	if c.hooks == nil || c.hooks.OnDone == nil {
+	if c.hooks.n == 0 {
 		return err
 	}
 	ev := DoneEvent{Attempts: c.attempts, Err: err, Waited: c.waited, Denied: c.denials}
@@ -188,7 +243,7 @@ func (c *call) finish(err error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c.hooks.OnDone(ctx, ev)
+	c.hooks.done(ctx, ev)
 	return err
 }
 

@@ -13,46 +13,48 @@ var (
 )
 
 // Do calls fn until it succeeds, fails for good, or the policy or ctx says
-// stop, waiting the policy's delay between attempts. It returns:
+// stop. It waits the policy's delay between attempts. It returns:
 //
-//   - nil on success;
-//   - fn's error as it is when it was marked with [Permanent] (without the
-//     mark), or when the policy does not retry it;
-//   - an [*Error] matching [ErrExhausted] and the last error when the attempt
-//     or time limit ends the call; Do never starts a wait that would end past
-//     the time limit, it gives up then and there;
-//   - an [*Error] matching [ErrThrottled] and the last error when the call
-//     reaches its attempt or time limit while the policy's guard holds its
-//     retries back: a denied retry is waited out and asked for again after
-//     the next wait, not the end of the call, but it uses up the attempt it
-//     replaced (ctx's deadline gives the context's error, as always);
+//   - nil on success.
+//   - fn's error as it is, when fn marked it with [Permanent] or the policy
+//     does not retry it. The mark is removed.
+//   - an [*Error] matching [ErrExhausted] and the last error, when the
+//     attempt limit or the time limit ends the call. Do never starts a wait
+//     that would end past the time limit. It gives up then and there.
+//   - an [*Error] matching [ErrThrottled] and the last error, when the
+//     policy's guard denied the retry that the attempt limit or the time
+//     limit left. A denied retry does not end the call by itself. The call
+//     waits the next delay and asks again. The denied retry uses up the
+//     attempt it replaced.
 //   - an [*Error] matching [ErrShed], at once and before fn is called, when
-//     the policy's guard holds new calls back while the dependency answers
-//     nothing but overload;
+//     the policy's guard holds new calls back. It does so while the
+//     dependency answers nothing but overload.
 //   - an [*Error] matching [ErrPushback] and the last error, at once, when
-//     fn's error matches ErrPushback: the server asked not to retry;
-//   - an [*Error] matching [ErrHintTooLong] and the last error, at once, when
-//     fn's hint ([After]) asks for a wait above the policy's hint ceiling,
-//     past the time limit or past ctx's deadline;
-//   - an [*Error] matching ctx's error and the last error when ctx is done:
-//     before the first attempt (fn is then not called), or during a wait
-//     (Do returns at once, not when the timer fires); and one matching
-//     context.DeadlineExceeded when the next wait would end after ctx's
-//     deadline, without waiting;
-//   - an error matching [ErrInvalid] before anything runs, for a nil ctx, a
-//     nil fn or an invalid policy.
+//     fn's error matches ErrPushback: the server asked not to retry.
+//   - an [*Error] matching [ErrHintTooLong] and the last error, at once,
+//     when fn's hint from [After] asks for a wait above the policy's hint
+//     ceiling, past the time limit or past ctx's deadline.
+//   - an [*Error] matching ctx's error and the last error, when ctx is done.
+//     Before the first attempt, fn is then not called. During a wait, Do
+//     returns at once, not when the timer fires.
+//   - an [*Error] matching context.DeadlineExceeded and the last error,
+//     without waiting, when the next wait would end after ctx's deadline.
+//   - an error matching [ErrInvalid], before anything runs, for a nil ctx,
+//     a nil fn or an invalid policy.
 //
-// The first attempt runs at once. A zero delay retries at once with no
-// timer, and a call that waits on the real clock uses one timer however many
+// The first attempt runs at once. A zero delay retries at once, with no
+// timer. A call that waits on the real clock uses one timer, however many
 // times it waits. A panic in fn is not recovered.
 //
 // On a context from [Serve] whose request is a retry already, the call
-// makes one attempt, and its end is recorded for the server (see [Served]).
+// does not retry an answer of its dependency. Its end is recorded for the
+// server, as [Served] says.
 //
-// Time counts from the start of the call, the first attempt included: the
-// time limit, [Error].Elapsed and the hooks' Elapsed. A call that nothing
-// times (no deadline, time limit, hooks or stable-run reset rule) does not
-// read the clock for itself; its Elapsed is 0.
+// Time counts from the start of the call, the first attempt included. The
+// time limit, [Error].Elapsed and the hooks' Elapsed all count so. A call
+// that nothing times does not read the clock for itself, and its Elapsed
+// is 0. What times a call is a deadline, a time limit, hooks or a
+// stable-run reset rule.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	if g, ok := first(ctx, fn != nil, p, opts); ok && started(g) {
 		if g != nil {
@@ -66,7 +68,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 			return nil
 		}
 		var c call
-		c.init(ctx, p, nil, false, nil) // cannot fail: first checked it all
+		c.init(ctx, p, &hookSet{}, false, nil) // cannot fail: first checked it all
 		c.attempts, c.count = 1, 1
 		return c.runFrom(fn, err)
 	}
@@ -107,23 +109,34 @@ func started(g *policy.Guard) bool {
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the
-// value of the last attempt with the error of Do, so that a value the
-// operation returned with its error (a response, a partial result) is not
-// lost; when no attempt ran it is T's zero value. The values of the
-// attempts it retries are dropped: an operation whose value owns a resource
-// (a response body) releases it before it returns an error. [HedgeValue]
-// takes a cleanup for the values of its losing attempts.
+// value of the last attempt with Do's error. So a value the operation
+// returned with its error, such as a response or a partial result, is not
+// lost. When no attempt ran, the value is T's zero value. The values of
+// the attempts it retries are dropped. An operation whose value owns a
+// resource, such as a response body, releases it before it returns an
+// error. [HedgeValue] takes a cleanup for the values of its losing
+// attempts instead.
 //
-// To retry on the value (a 503 response, an empty page), return it with an
-// error of the operation's own: the call retries that error as any other
-// and, if it gives up, still returns the value with it.
+// To retry on the value, such as a 503 response or an empty page, return
+// it with an error of the operation's own. The call retries that error as
+// any other. If it gives up, it still returns the value with it.
+//
+// The context of the attempt whose value DoValue returns is not cancelled
+// when DoValue returns. So a value bound to it stays usable: a stream, an
+// *sql.Rows, a response body read later. Under the policy's attempt
+// timeout, that context ends at its own timeout or when ctx ends,
+// whichever comes first. Without one, it ends with ctx. The context of an
+// attempt the call retries is cancelled as soon as the call starts to wait
+// after it. A value returned after such a wait, with [ErrThrottled] or
+// ctx's error, has its context cancelled already.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	var c call
 	o := collect(opts)
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, false, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, false, p)); err != nil {
 		return v, err
 	}
+	c.keep = true
 	err := c.run(func(ctx context.Context) error {
 		var err error
 		v, err = fn(ctx)
@@ -148,7 +161,7 @@ func refusal(noFn, hedge bool, p policy.Policy) error {
 func run(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts []Option, loop bool) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, loop, refusal(fn == nil, false, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, loop, refusal(fn == nil, false, p)); err != nil {
 		return err
 	}
 	return c.run(fn)

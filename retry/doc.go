@@ -1,17 +1,21 @@
-// Package retry runs operations until they succeed, fail for good, exhaust
-// their [policy.Policy] or are cancelled: [Do] and [DoValue] for one call,
-// [Loop] for reconnect and restart work, [Go] for errgroup fan-out, [Hedge]
-// and [HedgeValue] for operations safe to run twice at once, whose slow
-// attempts get another started beside them.
+// Package retry runs an operation again until it succeeds, fails for good,
+// reaches the limits of its [policy.Policy] or is cancelled. [Do] and
+// [DoValue] make one call. [Loop] is for reconnect and restart work. [Go]
+// runs Do in an errgroup. [Hedge] and [HedgeValue] are for operations that
+// are safe to run twice at once: a slow attempt gets another started beside
+// it.
 //
-// All the state of one call (attempt number, start time, timer) lives on
-// that call's stack, so a policy can be shared freely. When a call gives up
-// for any reason but the operation's own, its error is an [*Error] that
-// keeps the last operation error: errors.Is finds both it and the reason
-// ([ErrExhausted], [ErrThrottled], [ErrShed], context.Canceled,
-// context.DeadlineExceeded). Operations steer the loop with [Permanent]
-// (stop now) and [After] (a server's hint of how long to wait); [Hooks]
-// observe it, and [SlogHooks] logs it.
+// All the state of one call lives on that call's stack: the attempt
+// number, the start time, the timer. So one policy can be shared by any
+// number of calls. A call that gives up for a reason other than the
+// operation's own error returns an [*Error]. It keeps the last operation
+// error, and errors.Is finds both that error and the reason. The reasons
+// are [ErrExhausted], [ErrThrottled], [ErrShed], [ErrHintTooLong],
+// context.Canceled and context.DeadlineExceeded.
+//
+// The operation steers the loop. [Permanent] stops it at once. [After]
+// passes on a server's hint of how long to wait. [Hooks] observe each
+// attempt, each wait and the end, and [SlogHooks] logs them.
 //
 // A server tells its callers not to retry a failure that a retry would
 // only repeat. [Serve] records the calls made on a served request's
@@ -20,29 +24,30 @@
 //
 // # The loop
 //
-// A call whose policy's guard holds new calls back ends at once, before its
-// first attempt, with [ErrShed] ([Loop] is never held back). Every other
+// A call that the policy's guard holds back ends at once with [ErrShed].
+// It ends before its first attempt. [Loop] is never held back. Every other
 // call runs the same steps, in this order, each a rule of its own:
 //
-//  1. make an attempt ([Hedge]: a round of attempts);
-//  2. end on success ([Loop]: go on), on a [Permanent] error or on one the
-//     policy does not retry;
-//  3. account for the outcome: tell the policy's guard, apply its reset rule;
-//  4. end if ctx is done;
-//  5. work out the wait: the schedule's delay, or the operation's hint
-//     ([After]); at least 10ms in Loop;
-//  6. end if a limit says so: the attempt limit, the hint ceiling, the time
-//     limit, ctx's deadline;
-//  7. wait;
-//  8. ask the guard: if it admits the retry, go to 1; if not, the denied
-//     retry uses up its attempt (not in Loop) and the call goes to 5, or
-//     ends with [ErrThrottled] when it was the last.
+//  1. Make an attempt. [Hedge] makes a round of attempts.
+//  2. End on success, on a [Permanent] error, or on an error the policy does
+//     not retry. A success does not end [Loop]: it goes on.
+//  3. Account for the outcome: tell the policy's guard, apply the reset rule.
+//  4. End if ctx is done.
+//  5. Work out the wait: the schedule's delay, or the operation's hint from
+//     [After]. Loop waits at least 10ms.
+//  6. End if a limit says so: the attempt limit, the hint ceiling, the time
+//     limit, ctx's deadline.
+//  7. Wait.
+//  8. Ask the guard. If it admits the retry, go to 1. If it denies it, the
+//     denied retry uses up its attempt, except in Loop. The call then goes
+//     to 5, or ends with [ErrThrottled] when that attempt was the last.
 //
 // # Bad input
 //
-// A nil context or function or an invalid policy is an error matching
-// [ErrInvalid], returned before anything runs. Nil hooks, nil hook
-// functions, a nil [HedgeValue] discard and a nil [Option] are no-ops. A
-// panic in the operation passes through unchanged.
-// Huge delays and hints cannot overflow the time-limit and deadline checks.
+// A nil context, a nil function or an invalid policy is an error matching
+// [ErrInvalid]. It is returned before anything runs. So is a call given
+// more than 8 [WithHooks]. Nil hooks, nil hook functions, a nil
+// [HedgeValue] discard and a nil [Option] change nothing. A panic in the
+// operation passes through unchanged. Huge delays and hints cannot
+// overflow the time-limit and deadline checks.
 package retry

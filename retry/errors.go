@@ -1,70 +1,73 @@
 package retry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
-// ErrExhausted is matched by the error [Do] returns when the policy's attempt
-// or time limit ends the call.
+// ErrExhausted is matched by the error [Do] returns when the policy's
+// attempt limit or time limit ends the call. The retries were made, and
+// they failed.
 var ErrExhausted = errors.New("retry: exhausted")
 
-// ErrThrottled is matched, with the last error, by the error a call returns
-// when it runs out of attempts or time while its policy's guard
-// (policy.Guard) holds its retries back: the retries it was denied were
-// waited out, not made. [Loop] is never ended by the guard.
+// ErrThrottled is matched by the error a call returns when it runs out of
+// attempts or time while its policy's guard holds its retries back. The
+// error matches the last attempt's error too. The call waited each delay of
+// its schedule, but the guard denied the retries that were to follow, so
+// they were not made. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
-// attempt, when its policy's guard holds new calls back: the dependency
-// answers nothing but overload (timeouts, pauses asked for), and as many
-// calls as the guard lets through are in flight already (see
-// policy.Guard.Start). The operation never ran, so the call may be made
-// again later whatever it does; the error's message says why it was held
-// back. [Loop] is never held back.
+// attempt, when its policy's guard holds new calls back. The guard does so
+// while the last 16 attempts in a row showed overload and 16 calls are in
+// flight already. See policy.Guard.Start. The operation never ran, so the
+// call is safe to make again later, even when the operation is not
+// idempotent. The error's message says why the call was held back. [Loop]
+// is never held back.
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
-// still live (see policy.Policy.WithAttemptTimeout). Such attempts are
-// retried; if the call then ends, its *Error's Last matches it. The
-// attempt's error is its own context's, so it matches
-// context.DeadlineExceeded too: to tell a call's deadline from its
-// attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask the
-// call's context.
+// still live. See policy.Policy.WithAttemptTimeout. Such attempts are
+// retried. If the call then ends, its *Error's Last matches it. Such an
+// error matches context.DeadlineExceeded too, whatever error the operation
+// returned. To tell a call's deadline from its attempts' timeouts, ask
+// errors.Is for ErrAttemptTimeout, or ask the call's context.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
-// ErrInvalid is matched by the error [Do] returns, before anything runs, when
-// it is called with a nil context, a nil function or an invalid policy (the
-// latter also matches policy.ErrInvalid).
+// ErrInvalid is matched by the error [Do] returns, before anything runs,
+// for a call it cannot make: a nil context, a nil function, an invalid
+// policy. For an invalid policy the error matches policy.ErrInvalid too.
 var ErrInvalid = errors.New("retry: invalid call")
 
-// Error is the error [Do] returns when it stops without success for a reason
-// other than the operation's own error: the policy's limits, or the context.
-// It unwraps to both the reason and the last operation error, so that
-// errors.Is(err, context.Canceled) and errors.Is(err, io.ErrUnexpectedEOF)
-// can both hold.
+// Error is the error [Do] returns when it stops without success for a
+// reason other than the operation's own error: the policy's limits, the
+// guard, or the context. It unwraps to both the reason and the last
+// operation error. So errors.Is(err, context.Canceled) and
+// errors.Is(err, io.ErrUnexpectedEOF) can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
-	// first call. For [Loop] it is what the attempt limit counts: the
-	// failed runs in a row, since the last successful run or start-over
-	// (the message gives the total too).
+	// first call. In [Loop] it is what the attempt limit counts: the failed
+	// runs in a row since the last run that succeeded or started over. The
+	// message gives Loop's total runs too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
-	// attempt included (for Loop, from the start of its current run of
-	// failures), as the time limit counts it. It is 0 for a call that
-	// nothing times: no deadline, time limit, hooks or stable-run reset rule.
+	// attempt included, as the time limit counts it. In Loop it counts from
+	// the start of the current run of failures. It is 0 for a call that
+	// nothing times. A deadline, a time limit, hooks or a stable-run reset
+	// rule time a call.
 	Elapsed time.Duration
-	// Last is the error of the last attempt, or nil if none ran (or, in
-	// Loop, if the last run succeeded).
+	// Last is the error of the last attempt. It is nil when no attempt
+	// ran, and in Loop when the last run succeeded.
 	Last error
-	// Cause says why the call stopped: ErrExhausted, ErrThrottled or
-	// ErrShed (the policy's guard), ErrPushback (the server asked not to
-	// retry), ErrHintTooLong (a hint above the policy's hint ceiling), or the
-	// context's error (context.DeadlineExceeded also when the next wait
-	// would have ended after the context's deadline).
+	// Cause says why the call stopped. It is ErrExhausted, ErrThrottled,
+	// ErrShed, ErrPushback, ErrHintTooLong, or the context's error.
+	// ErrPushback means the server asked not to retry. The context's error
+	// is context.DeadlineExceeded also when the next wait would have ended
+	// after the context's deadline.
 	Cause error
 
 	loop     bool   // a Loop's error: Attempts counts failed runs in a row
@@ -144,10 +147,10 @@ func roundElapsed(d time.Duration) time.Duration {
 	return d
 }
 
-// Permanent marks err as not worth retrying: an operation returns it to end
-// the call at once. [Do] then returns err itself (without the mark) when the
-// operation returned Permanent(err) directly, and the operation's error as
-// it is when the mark is wrapped deeper; errors.Is finds err either way.
+// Permanent marks err as not worth retrying. An operation returns it to
+// end the call at once. When the operation returned Permanent(err) itself,
+// [Do] returns err, without the mark. When the mark is wrapped deeper, Do
+// returns the operation's error as it is. errors.Is finds err either way.
 // Permanent(nil) is nil.
 func Permanent(err error) error {
 	if err == nil {
@@ -172,6 +175,10 @@ func (e *attemptTimeoutError) Error() string {
 }
 
 func (e *attemptTimeoutError) Unwrap() []error { return []error{ErrAttemptTimeout, e.err} }
+
+// Is makes an attempt that its own timeout cut off match
+// context.DeadlineExceeded, whatever error the operation returned then.
+func (e *attemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // invalidCallError makes a policy's validation error match ErrInvalid too.
 type invalidCallError struct{ err error }

@@ -9,12 +9,13 @@ import (
 )
 
 // Go runs Do(ctx, fn, p, opts...) in g: fan-out with retries, one line per
-// task. Pass the context of errgroup.WithContext as ctx: when one task fails
-// for good, the group's context is cancelled and every other task waiting
-// in a back-off returns at once with its last error kept, so g.Wait returns
-// promptly with the first error. g's SetLimit applies as it does to g.Go:
-// Go blocks until a slot is free. A nil g is a programming error and panics
-// at once; every other bad argument is Do's error, returned through g.
+// task. Pass the context of errgroup.WithContext as ctx. When one task
+// fails for good, the group's context is cancelled. Every other task
+// waiting in a back-off then returns at once, with its last error kept. So
+// g.Wait returns promptly with the first error. g's SetLimit applies as it
+// does to g.Go: Go blocks until a slot is free. A nil g is a programming
+// error and panics at once. Every other bad argument is Do's error,
+// returned through g.
 func Go(ctx context.Context, g *errgroup.Group, fn func(context.Context) error, p policy.Policy, opts ...Option) {
 	if g == nil {
 		panic("retry: Go: nil *errgroup.Group")

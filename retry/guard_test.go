@@ -54,10 +54,8 @@ func TestGuardDeniedRetryWaitsAndAsksAgain(t *testing.T) {
 		g.Allow(time.Now()) // the probe of this second, spent
 		busy(t, g)
 		var denials []time.Duration
-		hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(_ context.Context, e retry.RetryEvent) {
-			if e.Denied {
-				denials = append(denials, e.Delay)
-			}
+		hooks := retry.WithHooks(&retry.Hooks{OnDenied: func(_ context.Context, e retry.RetryEvent) {
+			denials = append(denials, e.Delay)
 		}})
 		op := fails(1, errFlaky)
 		start := time.Now()

@@ -11,43 +11,50 @@ import (
 var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", ErrInvalid)
 
 // Hedge is [Do] for an operation that is safe to run more than once at the
-// same time (a read, an idempotent write): besides retrying failures as Do
-// does, it starts another attempt beside one that is slow to return, as the
-// policy's hedging says (policy.Policy.WithHedging). Do and DoValue never
-// hedge, whatever the policy: only the caller knows whether an operation may
-// run twice at once, so it says so by calling Hedge.
+// same time, such as a read or an idempotent write. Besides retrying
+// failures as Do does, it starts another attempt beside one that is slow
+// to return, as the policy's hedging says. Set that with
+// policy.Policy.WithHedging. Do and DoValue never hedge, whatever the
+// policy. Only the caller knows whether an operation may run twice at
+// once, so it says so by calling Hedge.
 //
-// Each round of attempts starts one at once and, while none has succeeded,
-// another after each hedge delay, up to the hedge's MaxInFlight side by
-// side. The first success wins: the call returns at once and the other
-// attempts' contexts are cancelled (Hedge does not wait for them to return).
-// A failure does not end the round while other attempts of it still run;
-// when every attempt of the round has failed, the error of the last one to
-// fail (or of one that carried a hint) goes through the policy as Do's
-// would: a back-off wait, then a new round, or the end of the call. A
-// [Permanent] error or one the policy does not retry ends the call at once,
-// cancelling the others. An error hinted with [After] starts no further
-// hedge in its round.
+// Each round of attempts starts one attempt at once. While none has
+// succeeded, it starts another after each hedge delay, up to the hedge's
+// MaxInFlight side by side. The first success wins. The call returns at
+// once, and the other attempts' contexts are cancelled. Hedge does not
+// wait for them to return.
+//
+// A failure does not end the round while other attempts of it still run.
+// When every attempt of the round has failed, the round's error goes
+// through the policy as Do's would: a back-off wait, then a new round, or
+// the end of the call. The round's error is that of the last attempt to
+// fail, or of one that carried a hint. A [Permanent] error, or one the
+// policy does not retry, ends the call at once and cancels the others. An
+// error hinted with [After] starts no further hedge in its round, from the
+// moment its attempt returns. So a server's Retry-After holds back every
+// hedge not yet started.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only while the guard is above nine tenths full
-// (policy.Guard.AllowHedge), and a hedge that loses keeps the token it took:
-// hedges that never win stop. An attempt that succeeds only after the hedge
-// delay adds nothing above that line (policy.Slow), so a dependency that
-// slows down as a whole stops getting hedges, while retries of real
-// failures go on. No hedge is started whose delay would end after ctx's deadline or past
-// the policy's time limit. The hedge delay is not jittered. With a
-// policy.Latency, the latency of every successful attempt, measured on the
-// policy's clock, is given to it.
+// guard, a hedge starts only while the guard is above nine tenths full.
+// See policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
+// so hedges that never win stop. An attempt that succeeds only after the
+// hedge delay adds nothing above that line: see policy.Slow. So a
+// dependency that slows down as a whole stops getting hedges, while
+// retries of real failures go on.
 //
-// fn must be safe for concurrent use. Hedge returns what Do returns; a call
-// under a policy without hedging is an error matching [ErrInvalid]. Hedge costs goroutines and
-// allocations that Do does not: each attempt runs on a goroutine of its own,
-// with a context of its own.
+// No hedge starts whose delay would end after ctx's deadline or past the
+// policy's time limit. The hedge delay is not jittered. With a
+// policy.Latency, the latency of every successful attempt is given to it,
+// measured on the policy's clock.
+//
+// fn must be safe for concurrent use. Hedge returns what Do returns. A
+// call under a policy without hedging is an error matching [ErrInvalid].
+// Hedge costs goroutines and allocations that Do does not. Each attempt
+// runs on a goroutine of its own, with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	var c call
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return err
 	}
 	c.hedge = newHedger(&c, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
@@ -55,27 +62,33 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 }
 
 // HedgeValue is [Hedge] for an operation that returns a value, as [DoValue]
-// is for Do, and it hands discard every value it does not return. It
-// returns the value of the attempt that won, or on failure that of the
-// attempt whose error it returns. That attempt's context is never
-// cancelled, so that a value bound to it stays usable (an HTTP response's
-// body is read after the call). The context keeps ctx's values and
-// deadline. Once the call has returned, it no longer ends with ctx, and ctx
-// holds nothing of it.
+// is for Do. It hands discard every value it does not return. It returns
+// the value of the attempt that won. On failure, it returns the value of
+// the attempt whose error it returns.
 //
-// discard gets the values of every other attempt: those that failed and
-// were retried, and those of hedges that lost, including the ones that
-// return after the call has. It is how a value that owns a resource (an
-// *http.Response and its body) is never leaked. A losing hedge's value may
-// be handed over on the attempt's own goroutine, so discard must be safe
-// for concurrent use. It gets T's zero value too when an attempt returned
-// it. A nil discard drops the values. discard is an argument rather than an
-// Option so that the compiler checks it takes the operation's T.
+// That attempt's context is never cancelled, so a value bound to it stays
+// usable: an HTTP response's body is read after the call. The context
+// keeps ctx's values and deadline. Once the call has returned, the context
+// no longer ends with ctx, and ctx holds nothing of it. Under the policy's
+// attempt timeout, it ends at its own timeout. The contexts of the other
+// attempts are cancelled when their round ends. A round's failure whose
+// value a later round replaces has its context cancelled when the call
+// starts to wait after it.
+//
+// discard gets the values of every other attempt. Those are the attempts
+// that failed and were retried, and the hedges that lost, including those
+// that return after the call has. So a value that owns a resource, such
+// as an *http.Response and its body, is never leaked. A losing hedge's
+// value may be handed over on the attempt's own goroutine, so discard must
+// be safe for concurrent use. discard gets T's zero value too, when an
+// attempt returned it. A nil discard drops the values. discard is an
+// argument rather than an Option, so that the compiler checks that it
+// takes the operation's T.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, discard func(T), opts ...Option) (T, error) {
 	var v T
 	var c call
 	o := collect(opts)
-	if err := c.init(ctx, p, o.hooks, false, refusal(fn == nil, true, p)); err != nil {
+	if err := c.init(ctx, p, &o.hooks, false, refusal(fn == nil, true, p)); err != nil {
 		return v, err
 	}
 	h := newHedger(&c, func(ctx context.Context) (any, error) { return fn(ctx) })
@@ -98,7 +111,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard()}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard(), hooks: c.hooks}
 }
 
 // unhedged reports whether p is a valid policy without hedging.
@@ -123,8 +136,10 @@ type hedger struct {
 	timeout time.Duration
 	latency *policy.Latency
 	guard   *policy.Guard
+	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
 
-	hedges  int   // hedges started so far
-	won     int   // the attempt whose success ended the call
-	prevErr error // the error the last round ended with
+	kept    context.CancelFunc // ends the context of the attempt whose value keep got
+	hedges  int                // hedges started so far
+	won     int                // the attempt whose success ended the call
+	prevErr error              // the error the last round ended with
 }

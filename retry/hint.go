@@ -7,25 +7,30 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-// ErrHintTooLong is matched, with the last error, by the error a call
-// returns at once when an operation's hint (see [After]) asks for a wait
-// above the policy's hint ceiling (policy.Policy.WithMaxHint), or one that
-// would end after the context's deadline or past the policy's time limit
-// (the error then matches context.DeadlineExceeded or [ErrExhausted] too).
-// Do neither sleeps past those bounds nor comes back earlier than asked.
+// ErrHintTooLong is matched by the error a call returns at once when an
+// operation's hint from [After] asks for too long a wait. The error
+// matches the last error too. A wait is too long when it is above the
+// policy's hint ceiling, set by policy.Policy.WithMaxHint. It is too long
+// too when it would end after the context's deadline or past the policy's
+// time limit. The error then matches context.DeadlineExceeded or
+// [ErrExhausted] as well. Do neither sleeps past those bounds nor comes
+// back earlier than asked.
 var ErrHintTooLong = errors.New("retry: hinted wait too long")
 
-// After marks err with a server's hint: wait d before the next attempt
-// instead of the schedule's delay (an HTTP Retry-After, a gRPC pushback).
-// The hint is honoured as given, not cut to the policy's cap: coming back
-// earlier than asked would only earn another refusal. A hint above the
-// policy's hint ceiling (policy.Policy.WithMaxHint, 5 minutes by default),
-// or one that would end past the context's deadline or the policy's time
-// limit, ends the call at once with an error matching [ErrHintTooLong] and
-// the last error. A hint ≤ 0 means retry now. The hint is not jittered.
+// After marks err with a server's hint: wait d before the next attempt,
+// instead of the schedule's delay. An HTTP Retry-After and a gRPC pushback
+// are such hints. The hint is honoured as given, not cut to the policy's
+// cap: coming back earlier than asked would only earn another refusal. A
+// hint ≤ 0 means retry now. The hint is not jittered.
 //
-// The schedule carries on after a hinted wait rather than starting over: a
-// server that pushed back once is likely still loaded, and starting over
+// A hint that is too long ends the call at once, with an error matching
+// [ErrHintTooLong] and the last error. A hint is too long when it is above
+// the policy's hint ceiling, 5 minutes by default, set by
+// policy.Policy.WithMaxHint. It is too long too when it would end past the
+// context's deadline or the policy's time limit.
+//
+// The schedule carries on after a hinted wait rather than starting over.
+// A server that pushed back once is likely still loaded, and starting over
 // would bring the client back at the base delay. After(d, nil) is nil.
 func After(d time.Duration, err error) error {
 	if err == nil {

@@ -199,15 +199,16 @@ func TestLoopStableFirstRunThenCrashStartsFresh(t *testing.T) {
 
 func TestLoopCannotSpin(t *testing.T) {
 	// Constant(0) and an operation that returns at once: Loop still pauses
-	// LoopMinPause between runs, so 50ms hold at most six runs.
+	// 10ms between runs. So 50ms hold five runs, at 0, 10, 20, 30 and 40ms:
+	// the pause after the fifth would end at the deadline.
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		n := 0
-		err := retry.Loop(ctx, func(context.Context) error { n++; return nil }, policy.Constant(0))
+		var at []time.Duration
+		start := time.Now()
+		err := retry.Loop(ctx, func(context.Context) error { at = append(at, time.Since(start)); return nil }, policy.Constant(0))
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.LessOrEqual(t, n, int(50*time.Millisecond/10*time.Millisecond)+1)
-		require.GreaterOrEqual(t, n, 4)
+		require.Equal(t, []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond, 40 * time.Millisecond}, at)
 	})
 	// A hint of zero does not spin it either.
 	clk := newVClock()

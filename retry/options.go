@@ -2,19 +2,26 @@ package retry
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
 // An Option changes one call of [Do], [DoValue], [Loop], [Go], [Hedge] or
-// [HedgeValue]. Build one with [WithHooks]. An Option is a plain value:
+// [HedgeValue]. Build one with [WithHooks]. An Option is a plain value, so
 // build it once and pass it to any number of calls. A nil Option changes
 // nothing.
 type Option func(options) options
 
+// maxHooks is how many Hooks one call may be given. The call keeps them in
+// place, so that hooks cost a call no allocation.
+const maxHooks = 8
+
+var errTooManyHooks = fmt.Errorf("retry: more than %d WithHooks on one call: %w", maxHooks, ErrInvalid)
+
 // options are the options of one call. They are passed by value, so that
 // adding them up allocates nothing.
 type options struct {
-	hooks *Hooks
+	hooks hookSet
 }
 
 // collect adds up the options of one call, in the order given.
@@ -28,97 +35,150 @@ func collect(opts []Option) options {
 	return o
 }
 
-// WithHooks returns an Option that tells h about the call's retries and its
-// end. Every Hooks given to a call is told, in the order given. A nil h is
-// skipped, and so are nil fields in h.
+// WithHooks returns an Option that tells h about the call's attempts, its
+// waits and its end. Every Hooks given to a call is told, in the order
+// given. A nil h is skipped, and so are nil fields in h. A call given more
+// than 8 Hooks is refused with an error matching [ErrInvalid].
 func WithHooks(h *Hooks) Option {
-	if h == nil || (h.OnRetry == nil && h.OnDone == nil) {
+	if h == nil || h.empty() {
 		return nil // observes nothing: the call runs as without it
 	}
 	return func(o options) options {
-		o.hooks = join(o.hooks, h)
+		o.hooks.add(h)
 		return o
 	}
 }
 
-// join returns hooks that call a, then b. Only a call given several Hooks
-// pays for the joined one.
-func join(a, b *Hooks) *Hooks {
-	if a == nil {
-		return b
-	}
-	j := &Hooks{}
-	if a.OnRetry != nil || b.OnRetry != nil {
-		j.OnRetry = func(ctx context.Context, e RetryEvent) {
-			if a.OnRetry != nil {
-				a.OnRetry(ctx, e)
-			}
-			if b.OnRetry != nil {
-				b.OnRetry(ctx, e)
-			}
-		}
-	}
-	if a.OnDone != nil || b.OnDone != nil {
-		j.OnDone = func(ctx context.Context, e DoneEvent) {
-			if a.OnDone != nil {
-				a.OnDone(ctx, e)
-			}
-			if b.OnDone != nil {
-				b.OnDone(ctx, e)
-			}
-		}
-	}
-	return j
-}
-
-// Hooks observe a call: each retry before its wait starts, and the end. They
-// are called on the goroutine running the call, with the call's context (so
-// that tracing and request-scoped loggers work), and must not block it for
-// long. A zero Hooks observes nothing; a Hooks may be shared by concurrent
-// calls when its functions are safe for concurrent use.
+// Hooks observe a call: each attempt, each wait and the end. They are
+// called with the call's context, so that tracing and request-scoped
+// loggers work. They are called on the goroutine running the call, except
+// OnAttemptDone in a hedged call. They must not block the call for long. A
+// zero Hooks observes nothing. A Hooks may be shared by concurrent calls
+// when its functions are safe for concurrent use.
+//
+// Between two attempts, the hooks hear of three things:
+//
+//   - A wait announced. OnRetry is called before the call waits after a
+//     failed attempt.
+//   - A retry denied after it. OnDenied is called when the wait is over and
+//     the policy's guard holds the retry back. No attempt runs, and the
+//     call announces another wait or ends.
+//   - A retry made. OnAttempt is called when the wait is over and the retry
+//     starts.
+//
+// So every OnRetry is followed by one OnDenied or one OnAttempt, unless the
+// call's context ends the wait. OnAttempt is called once for each attempt
+// that runs, and for nothing else. Counting its calls gives the attempts
+// made, in Do, DoValue, Loop, Hedge and HedgeValue, with a guard or
+// without. The count equals DoneEvent.Attempts.
+//
+// A caller whose retries the guard keeps denying waits the policy's delay
+// before each ask, as if each denied retry had failed. Each denied retry
+// uses up the attempt it replaced. The call ends with [ErrThrottled] when
+// the retry denied was the last one the attempt limit allows. So a caller
+// held back waits its whole schedule, as it would have with every retry
+// made and failed. Take a drained guard,
+// policy.Constant(100*time.Millisecond).WithMaxAttempts(4) and an operation
+// that always fails. The operation runs once. OnRetry and OnDenied are
+// called three times each. The call ends with ErrThrottled after 300ms.
+// DoneEvent.Attempts is 1 and DoneEvent.Denied is 3.
+//
+// AttemptEvent.Wait is the time waited since the attempt before, denied
+// retries included. After three waits of 400ms, the first two denied, it
+// is 1.2s.
+//
+// In Hedge and HedgeValue each attempt runs on a goroutine of its own.
+// OnAttempt is still called on the call's goroutine, before the attempt
+// starts. OnAttemptDone is called on the attempt's goroutine when it
+// returns. For a hedge that lost, that may be after the call has returned.
+// OnAttemptDone must then be safe for concurrent use.
 type Hooks struct {
-	// OnRetry is called when a wait is really about to start: after a
-	// failed attempt that will be retried, never after the final one.
+	// OnAttempt is called just before each attempt starts: the first call,
+	// every retry, every hedge, every Loop run. It returns the context the
+	// attempt runs with. Return ctx unchanged, or nil, to keep it. So a
+	// tracer can start a span for each attempt. When a call has several
+	// Hooks, each OnAttempt gets the context the one before returned.
+	OnAttempt func(context.Context, AttemptEvent) context.Context
+	// OnAttemptDone is called when that attempt returns. Its context is
+	// the one this Hooks's OnAttempt returned, or the one it would have
+	// been given when this Hooks has none. Its event is OnAttempt's, with
+	// Err and Duration filled in. It is called for every attempt.
+	OnAttemptDone func(context.Context, AttemptEvent)
+	// OnRetry is called when a wait is announced: after a failed attempt,
+	// or a denied retry, that may be retried once the wait is over. It is
+	// never called after the final attempt. A Loop announces its pause
+	// after a run that succeeded too, with Err nil.
 	OnRetry func(context.Context, RetryEvent)
+	// OnDenied is called when the policy's guard denies the retry that the
+	// wait OnRetry announced was for. No attempt ran. Its event is the one
+	// OnRetry was given for that wait.
+	OnDenied func(context.Context, RetryEvent)
 	// OnDone is called exactly once when the call ends, with what it
-	// returns, including a call refused before its first attempt (a nil
-	// function or context, an invalid policy); a nil context is passed on as
+	// returns. A call refused before its first attempt is told too: a nil
+	// function or context, an invalid policy. A nil context is passed on as
 	// context.Background().
 	OnDone func(context.Context, DoneEvent)
 }
 
-// RetryEvent describes a wait about to start before a retry.
+// empty reports whether h observes nothing.
+func (h *Hooks) empty() bool {
+	return h.OnAttempt == nil && h.OnAttemptDone == nil && h.OnRetry == nil && h.OnDenied == nil && h.OnDone == nil
+}
+
+// AttemptEvent describes one attempt, to OnAttempt and OnAttemptDone.
+type AttemptEvent struct {
+	Attempt  int           // 1 for the first call, numbered in the order attempts start, hedges included
+	Hedge    bool          // started beside an attempt still running (policy hedging)
+	Wait     time.Duration // the wait made before this attempt (0 for the first, and for a hedge its hedge delay)
+	Err      error         // OnAttemptDone only: what the attempt returned
+	Duration time.Duration // OnAttemptDone only: how long it ran
+}
+
+// RetryEvent describes a wait announced before a retry. OnDenied gets the
+// event of the wait whose retry the guard denied.
 type RetryEvent struct {
-	Attempt     int           // attempts made so far, counting the first call and every hedge (in Loop, every run)
-	Err         error         // the last attempt's error; nil for a Loop run that succeeded
-	Delay       time.Duration // the wait about to start
-	Elapsed     time.Duration // since the start of the call (in Loop, of its current run of failures), as Error.Elapsed
-	Hinted      bool          // Delay came from the operation's hint (see After)
-	StartedOver bool          // the reset rule started the back-off over before this wait
-	// Denied: the policy's guard held back the retry that the previous
-	// wait was for, and the call waits Delay more before it asks again.
-	// The denied retry used up an attempt of the attempt limit (but in
-	// Loop).
-	Denied bool
+	// Attempt is the number of attempts made so far, counting the first
+	// call and every hedge. In Loop it counts every run.
+	Attempt int
+	// Err is the last attempt's error. It is nil after a Loop run that
+	// succeeded.
+	Err error
+	// Delay is the wait announced.
+	Delay time.Duration
+	// Elapsed is the time since the start of the call, as in
+	// Error.Elapsed. In Loop it counts from the start of the current run
+	// of failures.
+	Elapsed time.Duration
+	// Hinted says that Delay came from the operation's hint. See After.
+	Hinted bool
+	// StartedOver says that the reset rule started the back-off over
+	// before this wait.
+	StartedOver bool
 }
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	Attempts int           // attempts made, counting the first call and every hedge (in Loop, every run)
-	Elapsed  time.Duration // as Error.Elapsed: from the start of the call
-	Err      error         // what the call returns
-	// Won is the attempt whose success ended the call, counting the first
-	// call, numbered in the order the attempts started; 0 when none did.
-	// Without hedging it is Attempts.
+	// Attempts is the number of attempts made, counting the first call and
+	// every hedge. It equals the calls of OnAttempt. In Loop it counts
+	// every run, while Error.Attempts counts the failed runs in a row.
+	Attempts int
+	// Elapsed is the time from the start of the call to its end, as in
+	// Error.Elapsed.
+	Elapsed time.Duration
+	// Err is what the call returns.
+	Err error
+	// Won is the attempt whose success ended the call, numbered from 1 in
+	// the order the attempts started. It is 0 when none succeeded. Without
+	// hedging it is Attempts.
 	Won int
 	// Hedges is how many of the attempts were started beside one still
-	// running (see policy.Hedging).
+	// running. See policy.Hedging.
 	Hedges int
 	// Waited is the time the call spent waiting between attempts: the
-	// waits it made to their end, added up (one cut short by the context
-	// does not count).
+	// waits it made to their end, added up. A wait that the context cut
+	// short does not count.
 	Waited time.Duration
-	// Denied is how many retries the policy's guard held back, the one
-	// that ended the call included.
+	// Denied is how many retries the policy's guard denied. It equals the
+	// calls of OnDenied, and counts the denial that ended the call.
 	Denied int
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retrykit/policy"
@@ -36,6 +37,7 @@ type roundState struct {
 	mu       sync.Mutex
 	over     bool
 	ch       chan outcome               // buffered for every attempt of the round: a send never blocks
+	hinted   atomic.Bool                // an attempt returned a hint, maybe not yet taken in: no hedge may start
 	slow     [maxHedgeInFlight + 1]bool // attempts still running at a hedge delay
 	admitted [maxHedgeInFlight + 1]bool // attempts the guard admitted: retries and hedges
 }
@@ -51,6 +53,7 @@ type round struct {
 	last     outcome                    // the latest failure, kept until a later outcome replaces it
 	hinted   bool                       // last carries a hint (After)
 	hedging  bool                       // more hedges may start
+	delay    time.Duration              // the hedge delay fire was armed with
 	fire     <-chan time.Time
 	timer    *time.Timer
 }
@@ -115,7 +118,15 @@ func (r *round) start(c *call) {
 	r.started++
 	r.running++
 	r.cancels[r.started] = cancel
-	go c.hedge.runAttempt(ctx, r.st, r.started)
+	ev := AttemptEvent{Attempt: c.attempts + r.started, Hedge: r.started > 1, Wait: r.delay}
+	if r.started == 1 {
+		ev.Wait = c.waited - c.waitedAt
+	}
+	var cs attemptCtxs
+	if c.hooks.attempts {
+		ctx = c.hooks.attempt(ctx, ev, &cs)
+	}
+	go c.hedge.runAttempt(ctx, r.st, r.started, ev, cs)
 }
 
 // arm sets the timer of the next hedge, if one may start.
@@ -124,6 +135,7 @@ func (r *round) arm(c *call) {
 		return
 	}
 	d, ok := c.hedgeDelay()
+	r.delay = d
 	switch {
 	case !ok:
 		r.hedging = false
@@ -136,9 +148,15 @@ func (r *round) arm(c *call) {
 }
 
 // hedge runs when the hedge delay has passed: the latest attempt is slow,
-// and another starts beside it if the guard allows.
+// and another starts beside it if the guard allows. None starts once an
+// attempt of the round has returned a hint, even one whose outcome the
+// round has not taken in yet.
 func (r *round) hedge(c *call) {
 	r.fire = nil
+	if r.st.hinted.Load() { // the server asked for a pause, in an outcome still on its way
+		r.hedging = false
+		return
+	}
 	if !r.reported[r.started] {
 		r.st.mu.Lock()
 		r.st.slow[r.started] = true
@@ -199,6 +217,9 @@ func (r *round) end(c *call, o outcome) (int, error) {
 		if i != o.i || h.keep == nil {
 			r.cancels[i]()
 		}
+	}
+	if o.i > 0 && h.keep != nil {
+		h.kept = r.cancels[o.i] // until the call waits for another round
 	}
 	for drained := false; !drained; {
 		select {
@@ -263,19 +284,28 @@ func (r *round) stopTimer() {
 // runAttempt runs one attempt of a round on its own goroutine. An attempt
 // that returns after its round is over is a loser: its value is discarded,
 // and a success still tells the guard the dependency served it.
-func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int) {
+func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev AttemptEvent, cs attemptCtxs) {
 	var begun time.Time
-	if h.latency != nil {
+	if h.latency != nil || h.hooks.attempts {
 		begun = h.clock.now()
 	}
 	var v any
-	err := once(ctx, &h.clock, h.timeout, func(ctx context.Context) error {
+	// The attempt's timeout ends with the context the round gave it: the
+	// round cancels every attempt whose value the call does not return.
+	_, err := once(ctx, &h.clock, h.timeout, func(ctx context.Context) error {
 		var err error
 		v, err = h.op(ctx)
 		return err
 	})
+	if err != nil && Classify(err).Hinted {
+		st.hinted.Store(true) // before anything else: a hedge about to start is held back
+	}
 	if err == nil && h.latency != nil {
 		h.latency.Observe(h.clock.now().Sub(begun))
+	}
+	if h.hooks.attempts {
+		ev.Err, ev.Duration = err, h.clock.now().Sub(begun)
+		h.hooks.attemptDone(&cs, ev)
 	}
 	st.mu.Lock()
 	if !st.over {

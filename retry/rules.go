@@ -158,11 +158,12 @@ func (c *call) lastChance() bool {
 	return !c.loop && c.p.MaxAttempts() > 0 && c.count+1 >= c.p.MaxAttempts()
 }
 
-// tell tells the hooks of the wait about to start.
+// tell announces the wait about to start to the hooks.
 func (c *call) tell(err error, d time.Duration, hinted bool) {
-	if c.hooks != nil && c.hooks.OnRetry != nil {
-		c.hooks.OnRetry(c.ctx, RetryEvent{Attempt: c.attempts, Err: err, Delay: d, Elapsed: c.clock.elapsed(time.Time{}),
-			Hinted: hinted, StartedOver: c.started, Denied: c.denied})
+	if c.hooks.n > 0 {
+		c.told = RetryEvent{Attempt: c.attempts, Err: err, Delay: d, Elapsed: c.clock.elapsed(time.Time{}),
+			Hinted: hinted, StartedOver: c.started}
+		c.hooks.retry(c.ctx, c.told)
 	}
 	c.started = false
 }

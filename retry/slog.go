@@ -6,27 +6,44 @@ import (
 	"log/slog"
 )
 
-// SlogHooks returns hooks that log to l through LogAttrs with the call's
-// context, so that handlers see request-scoped values:
+// SlogHooks returns hooks that log a call to l. They log through LogAttrs
+// with the call's context, so that handlers see request-scoped values.
+// They log:
 //
-//   - one record at level for each retry ("retry: waiting", with attempt,
-//     delay, elapsed and the error as a value, slog.Any("error", err)), none
-//     after the final attempt; the pause after a successful run of a Loop,
-//     which is not a retry, is logged at slog.LevelDebug, with no error;
-//   - one record at the end of a call that retried, hedged or failed:
-//     "retry: gave up" at level, with the error, or "retry: succeeded", at
-//     level or slog.LevelInfo, whichever is lower, since a recovery is no
-//     warning; with the hedges started and the attempt that won when it was
-//     not the last to start;
-//   - a call that ended because its own context was cancelled, and a Loop
-//     that ended because its context did (cancelled, or at its deadline:
-//     the only ways a Loop that is never told to give up ends), are logged
-//     as "retry: stopped" at slog.LevelDebug, not as failures.
+//   - "retry: waiting" at level, for each wait before a retry. The record
+//     has attempt, delay, elapsed and the error as a value,
+//     slog.Any("error", err). None is logged after the final attempt. The
+//     pause after a successful run of a Loop is not a retry, so it is
+//     logged at slog.LevelDebug, with no error.
+//   - "retry: denied" at level, for each retry the policy's guard denied
+//     after its wait. The record has attempt, delay and elapsed as the
+//     wait's record had them. The call then waits again, or ends throttled.
+//   - "retry: gave up" at level, with the error, at the end of a call that
+//     failed.
+//   - "retry: succeeded" at the end of a call that retried or hedged and
+//     then succeeded. A recovery is no warning, so it is logged at level or
+//     at slog.LevelInfo, whichever is lower. The record has the hedges
+//     started, and the attempt that won when it was not the last to start.
+//   - "retry: stopped" at slog.LevelDebug, not as a failure, for a call
+//     that ended because its own context was cancelled. A Loop that ended
+//     because its context did is logged so too, whether the context was
+//     cancelled or reached its deadline. Those are the only ways a Loop
+//     that is never told to give up ends.
 //
 // A first-try success logs nothing. A nil l logs to slog.Default(). The
 // hooks are safe for concurrent use.
 func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 	return &Hooks{
+		OnDenied: func(ctx context.Context, e RetryEvent) {
+			lg := logger(l)
+			if !lg.Enabled(ctx, level) {
+				return
+			}
+			lg.LogAttrs(ctx, level, "retry: denied",
+				slog.Int("attempt", e.Attempt),
+				slog.Duration("delay", e.Delay),
+				slog.Duration("elapsed", e.Elapsed))
+		},
 		OnRetry: func(ctx context.Context, e RetryEvent) {
 			lg, lvl := logger(l), level
 			if e.Err == nil {

@@ -1,16 +1,19 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -405,7 +408,8 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 
 // A request the guard holds back before its first attempt comes back as a
 // transport error that never reached the server: no response, an error
-// matching retry.ErrShed, and the server never hears of it.
+// matching retry.ErrShed, and the server never hears of it. The hooks hear
+// of it as the call's end.
 func TestTransportRequestHeldBack(t *testing.T) {
 	for _, viaPolicy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("guard on the policy %v", viaPolicy), func(t *testing.T) { testRequestHeldBack(t, viaPolicy) })
@@ -424,7 +428,9 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 		t.Cleanup(g.Done)
 	}
 	p := policy.Constant(0).WithMaxAttempts(4)
-	var opts []retryhttp.Option
+	var done []retry.DoneEvent
+	hooks := &retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }}
+	opts := []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(hooks))}
 	if viaPolicy {
 		p = p.WithGuard(g)
 	} else {
@@ -444,4 +450,37 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	require.Nil(t, resp)
 	require.ErrorIs(t, err, retry.ErrShed, "a request that is not retried is held back too")
 	require.Zero(t, f.count())
+	require.Len(t, done, 2, "the hooks hear of both requests")
+	for _, e := range done {
+		require.ErrorIs(t, e.Err, retry.ErrShed)
+		require.Zero(t, e.Attempts)
+	}
+}
+
+// A request whose retry the guard holds back until its attempts run out,
+// after an attempt that got no response, returns no response and an error
+// matching retry.ErrThrottled and the connection's error.
+func TestGuardedConnectionErrorIsThrottled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // every dial is refused
+	clk := retrytest.NewClock()
+	g := spentGuard(t, time.Unix(1, 0)) // no token, and no probe before 2s
+	client := &http.Client{Transport: build(t, nil, policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk).WithGuard(g))}
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := client.Get("http://" + addr)
+		done <- result{resp, err}
+	}()
+	require.Equal(t, time.Second, clk.Step(t), "the wait before the retry the guard then denies")
+	r := <-done
+	require.Nil(t, r.resp)
+	require.ErrorIs(t, r.err, retry.ErrThrottled)
+	require.ErrorIs(t, r.err, syscall.ECONNREFUSED)
+	require.NotErrorIs(t, r.err, retry.ErrExhausted)
 }

@@ -81,9 +81,9 @@ func (c *call) runHedged() (*http.Response, error) {
 		if err != nil {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
-		n := hs.sent.Add(1)
+		n := int(hs.sent.Add(1))
+		resp, err := c.sendTied(withPrevious(r, n), withAttempt(actx, n))
 		admitted := n > 1
-		resp, err := c.sendTied(withPrevious(r, int(n)), actx)
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
 			if resp != nil {

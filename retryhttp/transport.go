@@ -134,6 +134,11 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Idempotency-Key, which makes it safe to retry. A request's context may
 // carry a policy of its own ([WithPolicy]), or ask for no retry at all
 // ([WithoutRetry]).
+//
+// Attempt numbers. The request of every attempt after the first carries
+// the attempt's number in its context, and [Attempt] reads it. So a base
+// RoundTripper can tell a retry or a hedge from a first attempt, as
+// retryotel.ResendCount does for OpenTelemetry's http.request.resend_count.
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
@@ -220,8 +225,14 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // response is a success. When the guard denies a retry, the call waits its
 // back-off delay and asks again. A request that runs out of attempts or time
 // while denied returns its last response, and [Err] says that the guard
-// stopped it. Use one Transport per dependency, so that each dependency has
-// one guard.
+// stopped it. When its last attempt got no response, as after an attempt
+// timeout, RoundTrip returns an error matching retry.ErrThrottled instead.
+// While the guard holds new calls back, a request fails at once with an error
+// matching retry.ErrShed, and nothing is sent. Give p an attempt timeout
+// with policy.Policy.WithAttemptTimeout. The guard reads an attempt cut off
+// by it as overload. It reads one cut off by the request's own context as
+// nothing. Use one Transport per dependency, so that each dependency has one
+// guard.
 //
 // When p hedges (policy.Policy.WithHedging), so does the Transport. While
 // an attempt has sent no response headers after the hedge delay, another is
@@ -531,7 +542,12 @@ func (t *Transport) options(own retry.Option) []retry.Option {
 // attempt makes one attempt and classifies its result for the retry loop.
 // The loop's first attempt may have been made already, by firstTry: its
 // outcome, one to retry, is then the loop's.
-func (c *call) attempt(context.Context) (*http.Response, error) {
+//
+// The attempt is sent on ctx, the context the loop gives it, marked with
+// the attempt's number (see Attempt). That context is the request's own,
+// or the one a hook gave the attempt (retry.Hooks.OnAttempt), so that the
+// base RoundTripper's spans hang under the attempt's.
+func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	if c.first.pending {
 		c.first.pending = false
 		return c.toRetry(c.first.resp, c.first.err)
@@ -550,6 +566,11 @@ func (c *call) attempt(context.Context) (*http.Response, error) {
 		}
 	}
 	c.n++
+	if c.n > 1 || len(c.t.opts) > 0 {
+		// Only options bring hooks, which may give the first attempt a
+		// context of its own: without them it is the request's, unchanged.
+		r = r.WithContext(withAttempt(ctx, c.n))
+	}
 	resp, err := c.send(withPrevious(r, c.n))
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
@@ -688,23 +709,32 @@ type attemptTimeoutError struct {
 	err     error // the base transport's error, nil if it answered too late
 }
 
+// Error names the timeout, and the base transport's error when it says more
+// than the cut itself. The cut cancels the attempt's context, so the base
+// transport's error is often only context.Canceled. The caller cancelled
+// nothing, so the message leaves it out.
 func (e *attemptTimeoutError) Error() string {
 	msg := fmt.Sprintf("retryhttp: no response headers within the attempt timeout of %v", e.timeout)
-	if e.err != nil {
+	if !e.onlyTheCut() {
 		msg += ": " + e.err.Error()
 	}
 	return msg
 }
 
 // Unwrap returns ErrAttemptTimeout and context.DeadlineExceeded, as an
-// attempt timeout in package retry matches, and the base transport's error
-// unless it is only the context.Canceled of the cut itself: the caller
-// cancelled nothing.
+// attempt timeout in package retry matches. It adds the base transport's
+// error when that says more than the cut itself, as Error does.
 func (e *attemptTimeoutError) Unwrap() []error {
-	if e.err == nil || errors.Is(e.err, context.Canceled) {
+	if e.onlyTheCut() {
 		return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded}
 	}
 	return []error{retry.ErrAttemptTimeout, context.DeadlineExceeded, e.err}
+}
+
+// onlyTheCut reports whether the base transport's error says nothing beyond
+// the cancellation of the cut: it is nil, or it matches context.Canceled.
+func (e *attemptTimeoutError) onlyTheCut() bool {
+	return e.err == nil || errors.Is(e.err, context.Canceled)
 }
 
 // CloseIdleConnections closes the idle connections of the base

@@ -27,7 +27,7 @@ type scenario struct {
 	outage  time.Duration
 }
 
-// long is the scenario of the README's table: 1,000 objects through a 30 s
+// long is the scenario of the table in docs/kubernetes.md: 1,000 objects through a 30 s
 // outage. short is a blip: 100 objects through a 5 s outage.
 var (
 	long  = scenario{objects: 1000, outage: 30 * time.Second}
@@ -46,7 +46,7 @@ type outcome struct {
 	busiest      int           // the most reconciles started in one second after recovery
 	allDone      time.Duration // from recovery until every object has reconciled successfully
 	median       time.Duration // … until half of them have
-	startBytes   int64         // the limiter's heap, in bytes, once built, for the README's table
+	startBytes   int64         // the limiter's heap, in bytes, once built, for the table in docs/kubernetes.md
 	endBytes     int64         // … once every object has reconciled and the queue is gone
 	items        int           // the items a retrykube limiter keeps state for at the end; -1 for another
 }
@@ -142,7 +142,7 @@ func runScenario(t *testing.T, sc scenario, build newLimiter) outcome {
 }
 
 // limiterBytes returns the heap, in bytes, that a limiter build builds
-// holds, for the README's table.
+// holds, for the table in docs/kubernetes.md.
 func limiterBytes(build newLimiter) int64 {
 	build() // a first one may set up global state that stays
 	l, _ := build()
@@ -206,7 +206,7 @@ var scenarioRows = []struct {
 	}, true), goals{outage: true, busiest: true, allDone: true, memory: true}},
 }
 
-// TestScenario runs every row, prints the README's table, and checks each
+// TestScenario runs every row, prints the table in docs/kubernetes.md, and checks each
 // goal of each row against what the row is expected to meet: a row that
 // starts meeting a goal, or stops, fails the test.
 func TestScenario(t *testing.T) {

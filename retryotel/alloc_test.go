@@ -5,11 +5,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryotel"
 )
 
 func succeed(context.Context) error { return nil }
@@ -25,13 +29,17 @@ func (f *failTwice) op(context.Context) error {
 }
 
 // TestAllocations asserts that a first-try success with metrics on
-// allocates nothing, with or without a recording span in its context, and
-// that retries at zero delay allocate nothing either while no span records.
+// allocates nothing while no span records, and nothing in a recording span
+// without attempt spans. Retries at zero delay allocate nothing either
+// while no span records.
 func TestAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("allocation counts are only meaningful without -race and -cover")
 	}
-	rec, _ := newRecorder(t)
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	defer func() { require.NoError(t, mp.Shutdown(context.Background())) }()
+	rec, err := retryotel.New("payments", retryotel.WithMeterProvider(mp), retryotel.WithoutAttemptSpans())
+	require.NoError(t, err)
 	opt := retry.WithHooks(rec.Hooks())
 	p := policy.Constant(0).WithMaxAttempts(5)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder()))
@@ -59,4 +67,33 @@ func TestAllocations(t *testing.T) {
 			require.Zero(t, allocs, "allocations per call")
 		})
 	}
+}
+
+// A first-try success in a recording span, with attempt spans on, costs the
+// allocations of the attempt's span and nothing more: the SDK's own for a
+// child span started with the same options and ended.
+func TestAllocationsOfAnAttemptSpan(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts are only meaningful without -race and -cover")
+	}
+	rec, _ := newRecorder(t)
+	opt := retry.WithHooks(rec.Hooks())
+	p := policy.Constant(0).WithMaxAttempts(5)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder()))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	traced, span := tp.Tracer("test").Start(context.Background(), "call")
+	defer span.End()
+	tracer := tp.Tracer("github.com/retrykit/retrykit/retryotel")
+	bare := testing.AllocsPerRun(1000, func() {
+		_, s := tracer.Start(traced, "retry.attempt", trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(attribute.Int("retry.attempt", 1), attribute.Bool("retry.hedge", false), attribute.Float64("retry.delay", 0)))
+		s.End()
+	})
+	require.NotZero(t, bare)
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := retry.Do(traced, succeed, p, opt); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Equal(t, bare, allocs, "allocations per call beyond the attempt span's own")
 }

@@ -16,13 +16,18 @@ import (
 
 // BenchmarkRecorder measures a first-try success and a call with two
 // zero-delay retries, each without hooks, with the Recorder's metrics (the
-// SDK's meter provider, read by a ManualReader), and with the metrics and
-// a recording span in the context, which gets an event per retry.
+// SDK's meter provider, read by a ManualReader), with the metrics and a
+// recording span in the context, which gets an event per retry, and with
+// all that and a span for every attempt.
 func BenchmarkRecorder(b *testing.B) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
-	rec, err := retryotel.New("payments", retryotel.WithMeterProvider(mp))
+	rec, err := retryotel.New("payments", retryotel.WithMeterProvider(mp), retryotel.WithoutAttemptSpans())
+	if err != nil {
+		b.Fatal(err)
+	}
+	withAttempts, err := retryotel.New("payments", retryotel.WithMeterProvider(mp))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,14 +42,18 @@ func BenchmarkRecorder(b *testing.B) {
 		{"two-retries", (&failTwice{}).op},
 	}
 	for _, o := range ops {
-		for _, mode := range []string{"bare", "metrics", "metrics+span"} {
+		for _, mode := range []string{"bare", "metrics", "metrics+span", "metrics+span+attempts"} {
 			b.Run(o.name+"/"+mode, func(b *testing.B) {
 				var opts []retry.Option
-				if mode != "bare" {
+				switch mode {
+				case "bare":
+				case "metrics+span+attempts":
+					opts = append(opts, retry.WithHooks(withAttempts.Hooks()))
+				default:
 					opts = append(opts, retry.WithHooks(rec.Hooks()))
 				}
 				ctx := context.Background()
-				if mode == "metrics+span" {
+				if mode != "bare" && mode != "metrics" {
 					var span interface{ End(...trace.SpanEndOption) }
 					ctx, span = tp.Tracer("bench").Start(ctx, "call")
 					defer span.End()

@@ -54,8 +54,8 @@ func TestThroughRetryHTTP(t *testing.T) {
 		callsOf + "success: 1",
 	}), collect(t, reader), "no wait: nothing waited")
 	require.Equal(t, []string{
-		"retry error.message=status 503 Service Unavailable,error.type=*retryhttp.statusError,retry.attempt=1,retry.delay=0,retry.denied=false,retry.hinted=false",
-		"retry error.message=status 503 Service Unavailable,error.type=*retryhttp.statusError,retry.attempt=2,retry.delay=0,retry.denied=false,retry.hinted=false",
+		"retry error.message=status 503 Service Unavailable,error.type=*retryhttp.statusError,retry.attempt=1,retry.delay=0,retry.hinted=false",
+		"retry error.message=status 503 Service Unavailable,error.type=*retryhttp.statusError,retry.attempt=2,retry.delay=0,retry.hinted=false",
 		"retry.done retry.attempts=3,retry.hedges=0,retry.outcome=success",
 	}, events(t, sr))
 	require.NoError(t, tp.Shutdown(context.Background()))

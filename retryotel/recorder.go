@@ -22,7 +22,8 @@ const (
 )
 
 // Recorder records the retries and ends of the calls to one dependency as
-// OpenTelemetry metrics, and each retry as an event on the call's span.
+// OpenTelemetry metrics. It records each retry as an event on the call's
+// span, and each attempt as a span under the call's.
 // Build one per dependency with [New], and give its [Recorder.Hooks] to
 // every call that reaches the dependency. A zero Recorder records nothing.
 // A Recorder is safe for concurrent use.
@@ -56,7 +57,8 @@ func newAttrs(kvs ...attribute.KeyValue) attrs {
 type Option func(*config)
 
 type config struct {
-	mp metric.MeterProvider
+	mp             metric.MeterProvider
+	noAttemptSpans bool // WithoutAttemptSpans was given
 }
 
 // WithMeterProvider returns an Option that records through mp instead of
@@ -101,6 +103,24 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //   - retry.client.hedge.won, a counter in {call}, counts the hedged calls
 //     won by an attempt other than the first: a hedge, or a retry after a
 //     round failed.
+//
+// Each attempt of a call is a span named retry.attempt, of kind internal, a
+// child of the span in the call's context. The span starts just before the
+// attempt and ends when it returns, so that whatever the attempt does hangs
+// under it. A call whose context has no span that records gets no attempt
+// spans, so that its attempts do not start traces of their own. The spans
+// go to the tracer provider of the call's span. An attempt's span carries
+// these attributes.
+//
+//   - retry.attempt, the attempt's number, counting the first call. Hedges
+//     count too, in the order the attempts started.
+//   - retry.hedge, true for an attempt started beside one still running.
+//   - retry.delay, the wait made before the attempt, in seconds. It is 0
+//     for the first, and a hedge's hedge delay for a hedge.
+//   - error.type and error.message, for an attempt that failed, as on the
+//     retry events. The span's status is then Error, with the message.
+//
+// A hedge that lost ends with the error its cancellation gave it.
 func New(dependency string, opts ...Option) (*Recorder, error) {
 	if dependency == "" {
 		return nil, errors.New("retryotel: empty dependency name")
@@ -118,7 +138,10 @@ func New(dependency string, opts ...Option) (*Recorder, error) {
 	if err := r.instruments(c.mp.Meter(scope)); err != nil {
 		return nil, err
 	}
-	r.hooks = &retry.Hooks{OnRetry: r.onRetry, OnDone: r.onDone}
+	r.hooks = &retry.Hooks{OnRetry: r.onRetry, OnDenied: spanDenied, OnDone: r.onDone}
+	if !c.noAttemptSpans {
+		r.hooks.OnAttempt, r.hooks.OnAttemptDone = r.onAttempt, r.onAttemptDone
+	}
 	return r, nil
 }
 

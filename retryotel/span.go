@@ -21,7 +21,6 @@ const (
 	attrAttempt  = attribute.Key("retry.attempt")  // attempts made so far, counting the first call and hedges
 	attrDelay    = attribute.Key("retry.delay")    // the wait about to start, in seconds
 	attrHinted   = attribute.Key("retry.hinted")   // the delay came from the operation's hint
-	attrDenied   = attribute.Key("retry.denied")   // the guard held back the retry the previous wait was for
 	attrAttempts = attribute.Key("retry.attempts") // attempts made, counting the first call and hedges
 	attrHedges   = attribute.Key("retry.hedges")   // attempts started beside one still running
 	attrErrType  = attribute.Key("error.type")     // the error's Go type (see errorType)
@@ -34,16 +33,28 @@ func spanRetry(ctx context.Context, e retry.RetryEvent) {
 	if !span.IsRecording() {
 		return
 	}
-	kvs := make([]attribute.KeyValue, 0, 6)
+	kvs := make([]attribute.KeyValue, 0, 5)
 	kvs = append(kvs,
 		attrAttempt.Int(e.Attempt),
 		attrDelay.Float64(e.Delay.Seconds()),
-		attrHinted.Bool(e.Hinted),
-		attrDenied.Bool(e.Denied))
+		attrHinted.Bool(e.Hinted))
 	if e.Err != nil {
 		kvs = append(kvs, attrErrType.String(errorType(e.Err)), attrErrMsg.String(short(e.Err.Error())))
 	}
 	span.AddEvent("retry", trace.WithAttributes(kvs...))
+}
+
+// spanDenied adds a "retry.denied" event to the span in ctx, when it
+// records: the guard held back the retry that the last "retry" event's
+// wait was for.
+func spanDenied(ctx context.Context, e retry.RetryEvent) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	span.AddEvent("retry.denied", trace.WithAttributes(
+		attrAttempt.Int(e.Attempt),
+		attrDelay.Float64(e.Delay.Seconds())))
 }
 
 // spanDone adds a "retry.done" event to the span in ctx, when it records,

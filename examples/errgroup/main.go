@@ -60,9 +60,10 @@ func main() {
 	fmt.Printf("policy: %v, %v, %d items, %d at a time, server failing %.0f%% of requests\n",
 		p, guard, items, concurrency, failRate*100)
 
-	var attempts, retries, denied, exhausted, ok atomic.Int64
+	var attempts, waits, refused, denied, exhausted, ok atomic.Int64
 	hooks := retry.WithHooks(&retry.Hooks{
-		OnRetry: func(context.Context, retry.RetryEvent) { retries.Add(1) },
+		OnRetry:  func(context.Context, retry.RetryEvent) { waits.Add(1) },
+		OnDenied: func(context.Context, retry.RetryEvent) { refused.Add(1) },
 		OnDone: func(_ context.Context, e retry.DoneEvent) {
 			switch {
 			case e.Err == nil:
@@ -92,7 +93,8 @@ func main() {
 	err := g.Wait()
 
 	fmt.Printf("\ncalls: %d in %v\n", items, time.Since(start).Round(time.Millisecond))
-	fmt.Printf("attempts: %d (%d retries waited out), requests served: %d\n", attempts.Load(), retries.Load(), served.Load())
+	fmt.Printf("attempts: %d, requests served: %d\n", attempts.Load(), served.Load())
+	fmt.Printf("waits before a retry: %d, retries the guard denied after their wait: %d\n", waits.Load(), refused.Load())
 	fmt.Printf("succeeded: %d, gave up at the attempt limit: %d, stopped by the guard: %d\n", ok.Load(), exhausted.Load(), denied.Load())
 	if err != nil {
 		fmt.Printf("first error, as g.Wait returns it: %v\n", err)

@@ -2,7 +2,10 @@
 // about half its requests is called through retryhttp with a Recorder's
 // hooks, the metrics go to OpenTelemetry's Prometheus exporter, and at the
 // end the program scrapes its own /metrics endpoint and prints the retry
-// lines, as a dashboard would read them.
+// lines, as a dashboard would read them. Last, it makes one call under a
+// span and prints the trace: a span for each attempt under the call's, and
+// otelhttp's client span under each attempt's, with
+// http.request.resend_count from the second attempt on.
 //
 //	go run ./examples/otel
 package main
@@ -32,10 +35,10 @@ import (
 
 // script says how the server answers its requests, in turn: F is a 503,
 // . a 200. First a flaky spell: some calls succeed at once, some after one
-// or two retries. Then an outage: the first calls give up after three
-// attempts, and once their failed retries have drained the Transport's
-// guard, it holds the next calls' retries back (but for one probe), and
-// they end throttled instead of adding load. Then the server is back.
+// or two retries. Then an outage: each call gives up after three attempts.
+// The program makes one call at a time, and the Transport's guard never
+// holds back the retries of a caller alone in flight, so no call is
+// throttled. Then the server is back.
 const script = "..F.FF.F.." + "FFFFFFFFFFFFFFFFFF" + "......"
 
 // calls is how many calls the program makes.
@@ -87,6 +90,12 @@ func main() {
 	if err := scrape(client, srv.URL+"/metrics"); err != nil {
 		log.Fatal(err)
 	}
+
+	// The same Recorder's hooks trace each attempt of a call made under a
+	// span: the tree of one that the server fails twice.
+	if err := traceOne(rec, srv.URL+"/traced"); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // counter is the base RoundTripper: it counts the attempts of the call in
@@ -105,13 +114,22 @@ func plural(n int, noun string) string {
 	return noun + "s"
 }
 
-// mux serves the flaky /stock, which follows script, and /metrics.
+// mux serves the flaky /stock, which follows script, /traced, which fails
+// its first two requests, and /metrics.
 func mux() http.Handler {
 	var hits atomic.Int64
 	m := http.NewServeMux()
 	m.HandleFunc("/stock", func(w http.ResponseWriter, r *http.Request) {
 		n := hits.Add(1) - 1
 		if script[n%int64(len(script))] == 'F' {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "42 in stock\n")
+	})
+	var traced atomic.Int64
+	m.HandleFunc("/traced", func(w http.ResponseWriter, r *http.Request) {
+		if traced.Add(1) <= 2 {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}

@@ -35,12 +35,6 @@ type wrapper struct {
 // second block there. A snippet missing here fails the test, as does an
 // entry whose snippet is gone.
 var snippets = map[string]wrapper{
-	"README.md: retrykit": {
-		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
-		decls:   "var client interface{ Ping(context.Context) error }",
-		sig:     "(ctx context.Context) error",
-		after:   "return err",
-	},
 	"README.md: Use": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls: `type User struct{}
@@ -165,6 +159,12 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		decls:   "var charge func(context.Context) error",
 		sig:     "(ctx context.Context, p policy.Policy) error",
 		after:   "return err",
+	},
+	"docs/observability.md: Spans for every attempt, and resend_count": {
+		imports: []string{"net/http", "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp", "github.com/retrykit/retrykit/policy",
+			"github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp", "github.com/retrykit/retrykit/retryotel"},
+		sig:   "(p policy.Policy, rec *retryotel.Recorder) error",
+		after: "_ = client\nreturn nil",
 	},
 	"doc.go: package": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},

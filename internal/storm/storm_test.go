@@ -145,7 +145,7 @@ func TestStressAdmissionGoals(t *testing.T) {
 		vp, vg := storm.RunVirtual(s, plain.For(s)), storm.RunVirtual(s, guard.For(s))
 		require.LessOrEqual(t, vg.Lost(), vp.Lost(), "on the virtual clock")
 		p, g := inBubble(t, s, plain), inBubble(t, s, guard)
-		t.Logf("lost: plain %d, guard %d (virtual clock: %d, %d)", p.Lost(), g.Lost(), vp.Lost(), vg.Lost())
+		t.Logf("lost: plain %d, guard %d (virtual clock: %d, %d), %d calls held back", p.Lost(), g.Lost(), vp.Lost(), vg.Lost(), g.Shed)
 		require.LessOrEqual(t, g.Lost(), p.Lost()+2)
 	})
 	t.Run("fleet outage", func(t *testing.T) {

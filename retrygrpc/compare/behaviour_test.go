@@ -20,7 +20,7 @@ import (
 )
 
 // Each test runs every library through one scenario, logs what it did (the
-// README's table is these logs) and asserts it, so that a peer that changes
+// table in docs/grpc.md is these logs) and asserts it, so that a peer that changes
 // its behaviour fails here and the table is brought up to date.
 
 var req = &healthpb.HealthCheckRequest{}
