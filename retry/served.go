@@ -30,14 +30,15 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 //   - the dependency itself asked not to retry ([ErrPushback]).
 //
 // A call that ran out of attempts against failures that were not overload
-// says nothing, since a retry upstream may well succeed. A refused or reset
-// connection, an EOF before the answer, is a failure of the hop, not an
-// answer of the dependency: a call whose last attempt failed so asks for
-// no pushback by its empty guard. So does a call
-// that the request's own context ended, and a call that succeeded. A server
-// asks Served only for an answer that is a failure. A handler that recovers
-// from a failed call with a fallback answers a success, and so sends no
-// signal. A Served is safe for concurrent use.
+// says nothing, since a retry upstream may well succeed. Nor does a call
+// that the request's own context ended, or a call that succeeded. A refused
+// or reset connection, or an EOF before the answer, is a failure of the
+// hop, not an answer of the dependency. So a call whose last attempt failed
+// that way asks for no pushback by its empty guard.
+//
+// A server asks Served only for an answer that is a failure. A handler that
+// recovers from a failed call with a fallback answers a success, and so
+// sends no signal. A Served is safe for concurrent use.
 type Served struct {
 	previous int
 	last     atomic.Int32 // the verdict of the call that failed last: one of the states below
@@ -66,10 +67,9 @@ type servedKey struct{}
 //
 // A call made on the returned context retries an answer of its dependency
 // only while its policy's guard has a whole token left, even when it is
-// the only call in flight.
-// Otherwise it ends at once with [ErrThrottled], rather than waiting, and
-// the server's answer asks its caller not to retry. A [Loop] is bounded by
-// neither rule.
+// the only call in flight. Otherwise it ends at once with [ErrThrottled],
+// rather than waiting, and the server's answer asks its caller not to
+// retry. A [Loop] is bounded by neither rule.
 func Serve(ctx context.Context, previous int) (context.Context, *Served) {
 	s := &Served{previous: max(previous, 0)}
 	return context.WithValue(ctx, servedKey{}, s), s
