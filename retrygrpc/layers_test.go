@@ -102,6 +102,7 @@ type grpcLayers struct {
 	attempts []int64 // leaf-down: the leaf's calls for each of 20 sequential requests
 	p99      time.Duration
 	partial  float64 // the share of 1,000 sequential requests that succeed with the leaf failing a third
+	lateFail int     // leaf down from 1 s to 11 s: requests started after its return that failed
 }
 
 func runGRPCLayers(t *testing.T, signal bool) grpcLayers {
@@ -132,6 +133,20 @@ func runGRPCLayers(t *testing.T, signal bool) grpcLayers {
 		}
 		r.partial = float64(ok) / 1000
 	})
+	synctest.Test(t, func(t *testing.T) {
+		leaf := &layerLeaf{}
+		user := layerChain(t, leaf, signal)
+		start := time.Now()
+		for time.Since(start) < 13*time.Second {
+			at := time.Since(start)
+			leaf.down.Store(at >= time.Second && at < 11*time.Second)
+			_, err := user.Check(t.Context(), &healthpb.HealthCheckRequest{})
+			if err != nil && at >= 11*time.Second {
+				r.lateFail++
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	return r
 }
 
@@ -145,13 +160,14 @@ func mean(a []int64) float64 {
 
 func TestLayersGRPC(t *testing.T) {
 	one, every := runGRPCLayers(t, true), runGRPCLayers(t, false)
-	t.Logf("gRPC one layer: leaf attempts %v (most %d, mean %.2f), p99 %v, partial success %.2f %%",
-		one.attempts, slices.Max(one.attempts), mean(one.attempts), one.p99, 100*one.partial)
-	t.Logf("gRPC every layer: leaf attempts %v (most %d, mean %.2f), p99 %v, partial success %.2f %%",
-		every.attempts, slices.Max(every.attempts), mean(every.attempts), every.p99, 100*every.partial)
+	t.Logf("gRPC one layer: leaf attempts %v (most %d, mean %.2f), p99 %v, partial success %.2f %%, failures after the leaf's return %d",
+		one.attempts, slices.Max(one.attempts), mean(one.attempts), one.p99, 100*one.partial, one.lateFail)
+	t.Logf("gRPC every layer: leaf attempts %v (most %d, mean %.2f), p99 %v, partial success %.2f %%, failures after the leaf's return %d",
+		every.attempts, slices.Max(every.attempts), mean(every.attempts), every.p99, 100*every.partial, every.lateFail)
 	require.LessOrEqual(t, slices.Max(one.attempts), int64(10))
 	require.LessOrEqual(t, mean(one.attempts), 5.0)
 	require.Greater(t, mean(every.attempts), 10.0, "the scenario can fail")
 	require.LessOrEqual(t, one.p99, every.p99/2)
 	require.GreaterOrEqual(t, one.partial, every.partial-0.001, fmt.Sprint("partial failure rescued: ", one.partial))
+	require.Zero(t, one.lateFail, "every request after the leaf's return succeeds")
 }
