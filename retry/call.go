@@ -38,6 +38,8 @@ type call struct {
 	admitted bool               // the attempt just made was a retry the guard admitted
 	started  bool               // the reset rule started the back-off over before this wait
 	verdict  Verdict            // what the last attempt's error says to the loop
+	served   *Served            // the record of the request that ctx serves, if any (see Serve)
+	mixed    bool               // an attempt failed without showing overload
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -54,6 +56,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop b
 	}
 	c.done = ctx.Done()
 	c.deadline, _ = ctx.Deadline()
+	c.served = served(ctx)
 	if err := p.Validate(); err != nil {
 		return c.finish(&invalidCallError{err: err})
 	}
@@ -109,6 +112,9 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		d, hinted := c.nextWait(err)
 		if e := c.limits(err, d, hinted); e != nil {
 			return c.finish(e)
+		}
+		if c.starved(err) {
+			return c.finish(c.giveUp(err, ErrThrottled, "the guard has no token left, and the request served asks its caller not to retry"))
 		}
 		c.drop()
 		c.tell(err, d, hinted)
@@ -212,6 +218,7 @@ func (c *call) drop() {
 
 // finish tells the hooks how the call ended and returns err.
 func (c *call) finish(err error) error {
+	c.tellServed(err)
 	if c.hooks.n == 0 {
 		return err
 	}

@@ -29,6 +29,8 @@ var (
 //   - an [*Error] matching [ErrShed], at once and before fn is called, when
 //     the policy's guard holds new calls back. It does so while the
 //     dependency answers nothing but overload.
+//   - an [*Error] matching [ErrPushback] and the last error, at once, when
+//     fn's error matches ErrPushback: the server asked not to retry.
 //   - an [*Error] matching [ErrHintTooLong] and the last error, at once,
 //     when fn's hint from [After] asks for a wait above the policy's hint
 //     ceiling, past the time limit or past ctx's deadline.
@@ -43,6 +45,10 @@ var (
 // The first attempt runs at once. A zero delay retries at once, with no
 // timer. A call that waits on the real clock uses one timer, however many
 // times it waits. A panic in fn is not recovered.
+//
+// On a context from [Serve] whose request is a retry already, the call
+// does not retry an answer of its dependency. Its end is recorded for the
+// server, as [Served] says.
 //
 // Time counts from the start of the call, the first attempt included. The
 // time limit, [Error].Elapsed and the hooks' Elapsed all count so. A call

@@ -17,6 +17,11 @@
 // passes on a server's hint of how long to wait. [Hooks] observe each
 // attempt, each wait and the end, and [SlogHooks] logs them.
 //
+// A server tells its callers not to retry a failure that a retry would
+// only repeat. [Serve] records the calls made on a served request's
+// context, [Served] says whether its failed answer should push back, and
+// an operation whose server pushed back wraps [ErrPushback].
+//
 // # The loop
 //
 // A call that the policy's guard holds back ends at once with [ErrShed].

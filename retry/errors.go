@@ -64,7 +64,8 @@ type Error struct {
 	// ran, and in Loop when the last run succeeded.
 	Last error
 	// Cause says why the call stopped. It is ErrExhausted, ErrThrottled,
-	// ErrShed, ErrHintTooLong, or the context's error. The context's error
+	// ErrShed, ErrPushback, ErrHintTooLong, or the context's error.
+	// ErrPushback means the server asked not to retry. The context's error
 	// is context.DeadlineExceeded also when the next wait would have ended
 	// after the context's deadline.
 	Cause error

@@ -67,9 +67,12 @@ type Verdict struct {
 	// true, such as context.DeadlineExceeded.
 	Timeout bool
 	// Outcome is what the attempt tells the guard (policy.Guard.Record).
-	// A timeout or a hint is a sign of overload: policy.Overloaded. Any
-	// other error is policy.Failed, and nil is policy.Succeeded.
+	// A timeout, a hint or ErrPushback is a sign of overload:
+	// policy.Overloaded. Any other error is policy.Failed, and nil is
+	// policy.Succeeded.
 	Outcome policy.Outcome
+
+	pushback bool // the error matches ErrPushback: the server asked not to retry
 }
 
 // Classify returns what err, an attempt's error, means to the loop and to
@@ -82,7 +85,7 @@ func Classify(err error) Verdict {
 	switch {
 	case err == nil:
 		v.Outcome = policy.Succeeded
-	case v.Timeout || v.Hinted:
+	case v.Timeout || v.Hinted || v.pushback:
 		v.Outcome = policy.Overloaded
 	default:
 		v.Outcome = policy.Failed
@@ -95,6 +98,10 @@ func Classify(err error) Verdict {
 func marks(err error) Verdict {
 	var m Verdict
 	for err != nil {
+		if err == ErrPushback {
+			m.pushback = true
+			return m
+		}
 		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
 			m.Timeout = true
 		}
@@ -117,6 +124,7 @@ func marks(err error) Verdict {
 				im := marks(inner)
 				m.Permanent = m.Permanent || im.Permanent
 				m.Timeout = m.Timeout || im.Timeout
+				m.pushback = m.pushback || im.pushback
 				if im.Hinted && !m.Hinted {
 					m.Hinted, m.Hint = true, im.Hint
 				}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/retrykit/retrykit/policy"
 )
 
 // The rules of a call, one function each, in the order the loop applies
@@ -16,7 +18,15 @@ import (
 func (c *call) outcome(err error) (end bool, final error) {
 	c.verdict = Classify(err)
 	if err != nil {
+		if c.verdict.Outcome != policy.Overloaded {
+			c.mixed = true
+		}
 		switch {
+		case c.verdict.pushback:
+			if c.hedge == nil {
+				c.record(err)
+			}
+			return true, c.giveUp(err, ErrPushback, "")
 		case c.verdict.Permanent:
 			if pe, ok := err.(*permanentError); ok {
 				err = pe.err
@@ -105,6 +115,9 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	}
 	if failed && p.MaxAttempts() > 0 && c.count >= p.MaxAttempts() {
 		return c.giveUp(err, cause, "")
+	}
+	if failed && !c.loop && c.served.Previous() > 0 && !unreached(err) {
+		return c.giveUp(err, cause, "the request served is a retry already: one attempt")
 	}
 	if hinted && d > p.MaxHint() {
 		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, p.MaxHint()))

@@ -37,12 +37,13 @@ func (e *attemptDeadlineError) GRPCStatus() *status.Status { return status.Conve
 
 // toStatus gives what retry.Do returned the status a gRPC caller expects:
 //
-//   - nil, a server's status (a code that is not retried, a pushback that
-//     said stop) and io.EOF pass as they are;
+//   - nil, a server's status (a code that is not retried) and io.EOF pass
+//     as they are;
 //   - the caller's deadline (also a wait that would end past it) becomes
 //     codes.DeadlineExceeded, its cancellation codes.Canceled;
 //   - an attempt or time limit, a guard that held the retries back until
-//     the limit, or a pushback above the policy's hint ceiling keeps the last
+//     the limit, a pushback that said stop (retry.ErrPushback), or a
+//     pushback above the policy's hint ceiling keeps the last
 //     status's code and details, with a message that says why retrying
 //     stopped;
 //   - an invalid policy or option becomes codes.Internal.
@@ -79,3 +80,11 @@ func toStatus(err error) error {
 	}
 	return &statusError{err: err, st: st}
 }
+
+// pushbackError is the error of an attempt whose server asked not to retry
+// (a pushback of -1): it matches retry.ErrPushback, and keeps the status.
+type pushbackError struct{ err error }
+
+func (e *pushbackError) Error() string              { return e.err.Error() }
+func (e *pushbackError) Unwrap() []error            { return []error{retry.ErrPushback, e.err} }
+func (e *pushbackError) GRPCStatus() *status.Status { return status.Convert(e.err) }

@@ -45,7 +45,9 @@ import (
 const (
 	// PushbackKey is the trailer in which a server asks the client to wait
 	// before retrying, in milliseconds (gRPC A6). A negative or unparseable
-	// value, or more than one value, asks it not to retry at all.
+	// value, or more than one value, asks it not to retry at all: the call
+	// then ends with an error matching retry.ErrPushback, and the guard
+	// counts the attempt as overload.
 	PushbackKey = "grpc-retry-pushback-ms"
 	// PreviousAttemptsKey is the request header that tells the server how
 	// many attempts of this call came before (gRPC A6). It is absent on the
@@ -140,11 +142,11 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 	}
 	// A6: a negative, unparseable or repeated pushback means "do not retry".
 	if len(v) > 1 {
-		return retry.Permanent(err)
+		return &pushbackError{err: err}
 	}
 	ms, perr := strconv.ParseInt(v[0], 10, 64)
 	if perr != nil || ms < 0 {
-		return retry.Permanent(err)
+		return &pushbackError{err: err}
 	}
 	d := time.Duration(math.MaxInt64)
 	if ms < int64(math.MaxInt64/time.Millisecond) {
@@ -225,10 +227,12 @@ func policyFor(p policy.Policy, opts []grpc.CallOption) (policy.Policy, bool) {
 }
 
 // withPrevious returns ctx carrying the previous-attempts header for attempt
-// n (counting the first call); the first attempt's ctx is ctx itself.
+// n (counting the first call), when it is a retry or is made while serving
+// one (see retry.PreviousAttempts). Otherwise it returns ctx itself.
 func withPrevious(ctx context.Context, n int) context.Context {
-	if n <= 1 {
+	prev := n - 1 + retry.PreviousAttempts(ctx)
+	if prev <= 0 {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, PreviousAttemptsKey, strconv.Itoa(n-1))
+	return metadata.AppendToOutgoingContext(ctx, PreviousAttemptsKey, strconv.Itoa(prev))
 }

@@ -57,7 +57,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 		}
 		ctx = c.keyed(ctx)
 		s := &clientStream{cfg: c, p: cp, caller: ctx, desc: desc, cc: cc, method: method, streamer: streamer, opts: callOpts}
-		cs, err := streamer(ctx, desc, cc, method, callOpts...)
+		cs, err := streamer(withPrevious(ctx, 1), desc, cc, method, callOpts...)
 		s.n = 1
 		if err == nil {
 			s.cs = cs

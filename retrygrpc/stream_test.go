@@ -127,6 +127,7 @@ func TestStreamPushbackStops(t *testing.T) {
 	c, clk := streaming(t, h, policy.Constant(time.Second))
 	r := <-watch(t.Context(), c)
 	require.Equal(t, codes.Unavailable, status.Code(r.err))
+	require.ErrorIs(t, r.err, retry.ErrPushback)
 	require.Equal(t, 1, h.count())
 	require.Zero(t, clk.Waits())
 }

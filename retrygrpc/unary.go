@@ -26,7 +26,9 @@ import (
 // status.Code is codes.DeadlineExceeded or codes.Canceled. The call ends at
 // once rather than start a wait that would end past its deadline. In every
 // other case, the code is the last status's code. errors.As finds the
-// *retry.Error, with the attempts made and the last status. When the
+// *retry.Error, with the attempts made and the last status. A pushback
+// that says stop, such as a server behind [UnaryServerInterceptor] sends,
+// makes it match retry.ErrPushback, and the guard counts it as overload. When the
 // policy's guard holds new calls back, the call fails before its first
 // attempt with an error matching retry.ErrShed.
 //

@@ -140,10 +140,13 @@ func TestUnaryPushbackStops(t *testing.T) {
 			h := &health{steps: []step{{code: codes.Unavailable, pushback: v}, {code: codes.OK}}}
 			c, clk := unary(t, h, policy.Constant(time.Second))
 			_, err := c.Check(t.Context(), req)
-			require.Equal(t, codes.Unavailable, status.Code(err))
-			require.Equal(t, "scripted Unavailable", status.Convert(err).Message(), "the server's status as it is")
+			require.Equal(t, codes.Unavailable, status.Code(err), "the server's code")
+			require.Contains(t, status.Convert(err).Message(), "scripted Unavailable")
+			require.ErrorIs(t, err, retry.ErrPushback)
 			var re *retry.Error
-			require.False(t, errors.As(err, &re))
+			require.True(t, errors.As(err, &re))
+			require.Equal(t, retry.ErrPushback, re.Cause)
+			require.Equal(t, 1, re.Attempts)
 			require.Equal(t, 1, h.count())
 			require.Zero(t, clk.Waits())
 		})

@@ -119,3 +119,45 @@ func (c *virtualClock) After(d time.Duration) <-chan time.Time {
 	ch <- c.now
 	return ch
 }
+
+func ExampleHandler() {
+	// A leaf that sheds every request, and a mid behind Handler that calls it.
+	leafSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "busy", http.StatusTooManyRequests)
+	}))
+	defer leafSrv.Close()
+	p := policy.Constant(time.Millisecond).WithMaxAttempts(4)
+	toLeaf, err := retryhttp.New(nil, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	leaf := &http.Client{Transport: toLeaf}
+	midSrv := httptest.NewServer(retryhttp.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, leafSrv.URL, nil)
+		resp, err := leaf.Do(req) // on the request's context: the Handler hears how it ended
+		if err != nil || resp.StatusCode != http.StatusOK {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		_ = resp.Body.Close()
+	})))
+	defer midSrv.Close()
+
+	toMid, err := retryhttp.New(nil, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := (&http.Client{Transport: toMid}).Get(midSrv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp.Status, resp.Header.Get("Retry-Pushback"))
+	fmt.Println("not retried:", errors.Is(retryhttp.Err(resp), retry.ErrPushback))
+	// Output:
+	// 503 Service Unavailable never
+	// not retried: true
+}

@@ -82,7 +82,7 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
 		n := int(hs.sent.Add(1))
-		resp, err := c.sendTied(r, withAttempt(actx, n))
+		resp, err := c.sendTied(withPrevious(r, n), withAttempt(actx, n))
 		admitted := n > 1
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
@@ -90,6 +90,12 @@ func (c *call) runHedged() (*http.Response, error) {
 				return resp, actx.Err()
 			}
 			return nil, actx.Err()
+		}
+		if err == nil && pushedBack(resp) {
+			hs.mu.Lock()
+			hs.pending = append(hs.pending, resp)
+			hs.mu.Unlock()
+			return resp, &pushbackError{err: c.statusError(resp)}
 		}
 		if !c.retryable(c.req, resp, err) {
 			return c.final(resp, err, admitted)

@@ -15,6 +15,8 @@ import (
 //     retries back.
 //   - An *retry.Error matching retry.ErrExhausted, when the policy's limits
 //     ended them.
+//   - An *retry.Error matching retry.ErrPushback, when the server asked
+//     not to retry with the header "Retry-Pushback: never" (see [Handler]).
 //   - An *retry.Error matching retry.ErrHintTooLong, when the server's
 //     Retry-After asked for too long a wait.
 //   - An *retry.Error matching context.DeadlineExceeded, when the next wait

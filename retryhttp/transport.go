@@ -121,6 +121,15 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Only requests that are safe to repeat and whose body can be sent again are
 // hedged. The losers' responses are drained and closed (see [New]).
 //
+// Retry at one layer. A response with the header "Retry-Pushback: never"
+// is not retried: its server, behind [Handler], already retried and gave
+// up for a reason a retry would only repeat. It comes back as the final
+// response, [Err] returns an error matching retry.ErrPushback for it, and
+// the guard counts it as overload. Each retry carries the header
+// "Retry-Previous-Attempts" with the attempts that came before it. A request
+// made while serving a retry behind Handler carries it from its first
+// attempt on, and makes one attempt (see retry.Serve).
+//
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
 // carry a policy of its own ([WithPolicy]), or ask for no retry at all
@@ -332,7 +341,11 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
 		c := t.newCall(req)
-		return c.send(req) // the body cannot be sent twice: one attempt
+		resp, err := c.send(withPrevious(req, 1)) // the body cannot be sent twice: one attempt
+		if err != nil || failed(resp) {
+			recordFailure(req, resp, err)
+		}
+		return resp, err
 	case t.hedged(req):
 		c := t.newCall(req)
 		return c.runHedged()
@@ -366,7 +379,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	if _, timed := req.Context().Deadline(); timed {
 		start = now(p.Clock()) // the call's time counts from here, should it retry
 	}
-	resp, err := base.RoundTrip(req)
+	resp, err := base.RoundTrip(withPrevious(req, 1))
 	if g != nil {
 		g.Done() // the loop, should it retry, tells the guard of the call again
 	}
@@ -378,6 +391,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	case err != nil || failed(resp):
 		c := t.newCall(req)
 		c.tell(false, resp, err) // a failure, which final tells on the loop's path
+		recordFailure(req, resp, err)
 		return resp, err
 	}
 	if g != nil && req.Context().Err() == nil {
@@ -564,7 +578,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 		// context of its own: without them it is the request's, unchanged.
 		r = r.WithContext(withAttempt(ctx, c.n))
 	}
-	resp, err := c.send(r)
+	resp, err := c.send(withPrevious(r, c.n))
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
 	}
@@ -576,6 +590,12 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 // next: an outcome it refuses is final. Otherwise the response is held, and
 // the request's body rewound for the next attempt.
 func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
+	if err == nil && pushedBack(resp) {
+		// The server asked not to retry: the loop ends the call with
+		// retry.ErrPushback, and the guard hears of overload.
+		c.held = resp
+		return resp, &pushbackError{err: c.statusError(resp)}
+	}
 	e := c.lastError(resp, err)
 	if !c.t.policyRetries(e) {
 		return c.final(resp, err, c.n > 1)

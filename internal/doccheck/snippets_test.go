@@ -121,6 +121,15 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:     "(ctx context.Context, url string) error",
 		after:   "_ = req\nreturn err",
 	},
+	"docs/layers.md: The server side": {
+		imports: []string{"io", "net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retryhttp"},
+		decls:   "var p = policy.Default().WithMaxAttempts(4)\n\nvar leafURL string",
+		sig:     "() error",
+	},
+	"docs/layers.md: The server side #2": {
+		imports: []string{"google.golang.org/grpc", "github.com/retrykit/retrykit/retrygrpc"},
+		after:   "_ = srv",
+	},
 	"docs/grpc.md: gRPC: retrygrpc": {
 		imports: []string{"context", "time", "google.golang.org/grpc", "google.golang.org/grpc/credentials", "healthpb google.golang.org/grpc/health/grpc_health_v1",
 			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retrygrpc"},
@@ -210,6 +219,7 @@ var notGo = map[string]string{
 	"examples/httpclient/main.go: package": "a shell command",
 	"examples/storm/main.go: package":      "shell commands",
 	"examples/hedge/main.go: package":      "shell commands",
+	"examples/layers/main.go: package":     "a shell command",
 	"cmd/retry/doc.go: package":            "the command's usage",
 	"cmd/retry/doc.go: package #2":         "the table of flags",
 	"cmd/retry/doc.go: package #3":         "shell commands",

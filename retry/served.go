@@ -1,0 +1,168 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// ErrPushback is matched by an attempt's error when the server asked that
+// the request not be retried, and by the error of the call it ended. Such
+// an error ends the call at once, with an [*Error] whose Cause is
+// ErrPushback and whose Last is the attempt's error. The policy's guard
+// counts the attempt as overload. An operation says so by wrapping it, for
+// example fmt.Errorf("%w: %w", retry.ErrPushback, err). retryhttp and
+// retrygrpc mark the server signals they read with it.
+var ErrPushback = errors.New("retry: the server asked not to retry")
+
+// Served tells a server whether its failed answer to one request should ask
+// the caller not to retry. Get one with [Serve]. The rule: the answer asks
+// it when the call that failed last on the request's context gave up for a
+// reason a retry upstream would only repeat. Those reasons are these:
+//
+//   - the policy's guard shed the call ([ErrShed]), or held its retries
+//     back ([ErrThrottled]) after an attempt that reached the dependency;
+//   - the guard had no whole token left when the call ended, and the last
+//     attempt reached the dependency: retries to it do not pay off;
+//   - every attempt of the call showed overload, such as its timeouts;
+//   - the dependency itself asked not to retry ([ErrPushback]).
+//
+// A call that ran out of attempts against failures that were not overload
+// says nothing, since a retry upstream may well succeed. Nor does a call
+// that the request's own context ended, or a call that succeeded. A refused
+// or reset connection, or an EOF before the answer, is a failure of the
+// hop, not an answer of the dependency. So a call whose last attempt failed
+// that way asks for no pushback by its empty guard.
+//
+// A server asks Served only for an answer that is a failure. A handler that
+// recovers from a failed call with a fallback answers a success, and so
+// sends no signal. A Served is safe for concurrent use.
+type Served struct {
+	previous int
+	last     atomic.Int32 // the verdict of the call that failed last: one of the states below
+}
+
+const (
+	servedNone   = iota // no call on the context has failed
+	servedRetry         // the last failed call says a retry upstream may succeed
+	servedRepeat        // the last failed call says a retry upstream would only repeat it
+)
+
+type servedKey struct{}
+
+// Serve returns a copy of ctx that records how the calls of package retry
+// made on it end, and the Served that reads the record. previous is how many
+// attempts of the request being served came before this one, 0 for a first
+// attempt, as a caller's previous-attempts header says. A negative previous
+// counts as 0.
+//
+// A call made on the returned context while previous is at least 1 does
+// not retry an answer of its dependency: the request is a retry already,
+// and its caller retries it again if need be. So the attempts along a chain
+// of servers add up rather than multiply. A dependency the call did not
+// reach, by a refused or reset connection or an EOF before the answer, is
+// retried as the policy says: nothing downstream did any work.
+//
+// A call made on the returned context retries an answer of its dependency
+// only while its policy's guard has a whole token left, even when it is
+// the only call in flight. Otherwise it ends at once with [ErrThrottled],
+// rather than waiting, and the server's answer asks its caller not to
+// retry. A [Loop] is bounded by neither rule.
+func Serve(ctx context.Context, previous int) (context.Context, *Served) {
+	s := &Served{previous: max(previous, 0)}
+	return context.WithValue(ctx, servedKey{}, s), s
+}
+
+// Pushback reports whether a failed answer should ask the caller not to
+// retry, by the rule of [Served]. A nil *Served says false.
+func (s *Served) Pushback() bool {
+	return s != nil && s.last.Load() == servedRepeat
+}
+
+// Previous returns the previous attempts given to [Serve]. A nil *Served
+// has 0.
+func (s *Served) Previous() int {
+	if s == nil {
+		return 0
+	}
+	return s.previous
+}
+
+// PreviousAttempts returns the attempts that came before the request that
+// ctx serves, as given to [Serve], and 0 when ctx serves none. A client
+// adds it to the previous attempts it sends downstream, so that a server
+// called while serving a retry knows that it serves one too.
+func PreviousAttempts(ctx context.Context) int {
+	if ctx == nil {
+		return 0
+	}
+	s, _ := ctx.Value(servedKey{}).(*Served)
+	return s.Previous()
+}
+
+// served returns the Served that ctx records calls for, or nil.
+func served(ctx context.Context) *Served {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(servedKey{}).(*Served)
+	return s
+}
+
+// tellServed records on the call's Served, if any, how a call that failed
+// with err ended.
+func (c *call) tellServed(err error) {
+	s := c.served
+	if s == nil || err == nil || c.loop {
+		return
+	}
+	s.last.Store(int32(c.repeat(err)))
+}
+
+// repeat says whether a retry upstream would only repeat the failure err
+// that ends the call, by the rule of [Served].
+func (c *call) repeat(err error) int {
+	var e *Error
+	if !errors.As(err, &e) {
+		if c.attempts > 0 && !c.mixed {
+			return servedRepeat // every attempt showed overload, and the policy retries none
+		}
+		return servedRetry
+	}
+	switch {
+	case e.Cause == ErrThrottled && unreached(e.Last):
+		return servedRetry // the hop failed, not the dependency: see unreached
+	case e.Cause == ErrThrottled, e.Cause == ErrShed, e.Cause == ErrPushback:
+		return servedRepeat
+	case e.Cause != ErrExhausted && e.Cause != ErrHintTooLong:
+		return servedRetry // the request's context ended it: nothing is known
+	case e.Attempts > 0 && !c.mixed:
+		return servedRepeat
+	}
+	if g := c.p.Guard(); g != nil && g.Tokens() < 1 && !unreached(e.Last) {
+		return servedRepeat
+	}
+	return servedRetry
+}
+
+// unreached reports whether err, the last error of a call, says that the
+// dependency was not reached: a refused or reset connection, an EOF before
+// the answer. Its guard's empty tokens then say nothing to the callers
+// upstream, who may reach another instance, or the same one back.
+func unreached(err error) bool {
+	return ConnectionError(err) && Classify(err).Outcome != policy.Overloaded
+}
+
+// starved reports whether the call serves a request (see Serve), its
+// guard has no whole token left, and err, its last error, is an answer of
+// the dependency: it is not retried, and its caller is told not to retry
+// instead.
+func (c *call) starved(err error) bool {
+	if c.served == nil || c.loop || unreached(err) {
+		return false
+	}
+	g := c.p.Guard()
+	return g != nil && g.Tokens() < 1
+}

@@ -1,0 +1,137 @@
+package retry_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// fast is a policy of 4 attempts that waits nothing.
+var fast = policy.Constant(0).WithMaxAttempts(4)
+
+func TestServedNothingFailed(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	require.NoError(t, retry.Do(ctx, func(context.Context) error { return nil }, fast))
+	require.False(t, s.Pushback())
+	var none *retry.Served
+	require.False(t, none.Pushback(), "a nil Served says nothing")
+	require.Zero(t, retry.PreviousAttempts(context.Background()))
+}
+
+func TestServedPartialFailureSaysRetry(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, fast)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 4, n, "a first request keeps its retries")
+	require.False(t, s.Pushback(), "failures that are not overload, with tokens left: a retry upstream may succeed")
+}
+
+func TestServedOverloadSaysRepeat(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.True(t, s.Pushback(), "every attempt timed out")
+}
+
+func TestServedEmptyGuardSaysRepeat(t *testing.T) {
+	g := policy.NewGuard(1, 1)
+	p := fast.WithGuard(g)
+	ctx, s := retry.Serve(context.Background(), 0)
+	_ = retry.Do(ctx, func(context.Context) error { return errFlaky }, p)
+	require.Less(t, g.Tokens(), 1.0)
+	require.True(t, s.Pushback(), "the guard has no token left: retries to it do not pay off")
+}
+
+func TestServedThrottledSaysRepeat(t *testing.T) {
+	g := policy.NewGuard(1, 1)
+	busy(t, g) // not alone in flight, so the guard denies
+	drain(g)
+	ctx, s := retry.Serve(context.Background(), 0)
+	err := retry.Do(ctx, func(context.Context) error { return errFlaky }, policy.Constant(time.Millisecond).WithMaxAttempts(3).WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrThrottled)
+	require.True(t, s.Pushback())
+}
+
+func TestServedDownstreamPushback(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	g := policy.NewGuard(50, 1)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error {
+		n++
+		return fmt.Errorf("status 503: %w", retry.ErrPushback)
+	}, fast.WithGuard(g))
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, retry.ErrPushback, re.Cause)
+	require.Equal(t, 1, n, "a pushback is not retried")
+	require.Equal(t, 49.0, g.Tokens(), "a first try's overload costs a token")
+	require.True(t, s.Pushback(), "the downstream's pushback goes upstream")
+}
+
+func TestServedRetryMakesOneAttempt(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 2)
+	require.Equal(t, 2, retry.PreviousAttempts(ctx))
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, fast)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 1, n, "the request is a retry already")
+	require.False(t, s.Pushback(), "one failure is no outage")
+}
+
+func TestServedLastFailedCallCounts(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	overload := func(context.Context) error { return context.DeadlineExceeded }
+	flaky := func(context.Context) error { return errFlaky }
+	ok := func(context.Context) error { return nil }
+	_ = retry.Do(ctx, overload, fast)
+	require.NoError(t, retry.Do(ctx, ok, fast))
+	require.True(t, s.Pushback(), "a later success leaves the failed call's verdict")
+	_ = retry.Do(ctx, flaky, fast)
+	require.False(t, s.Pushback(), "the call that failed last counts")
+	_ = retry.Do(ctx, overload, fast)
+	require.True(t, s.Pushback())
+}
+
+func TestServedCallerCancelledSaysNothing(t *testing.T) {
+	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, cancel := context.WithCancel(ctx)
+	err := retry.Do(ctx, func(context.Context) error { cancel(); return context.DeadlineExceeded }, policy.Constant(time.Hour).WithMaxAttempts(4))
+	require.ErrorIs(t, err, context.Canceled)
+	require.False(t, s.Pushback())
+}
+
+func TestServedEmptyGuardEndsAtOnce(t *testing.T) {
+	g := policy.NewGuard(1, 1)
+	drain(g)
+	ctx, s := retry.Serve(context.Background(), 0)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, policy.Constant(time.Hour).WithMaxAttempts(4).WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrThrottled)
+	require.Equal(t, 1, n, "alone in flight, but serving a request: no retry, no wait")
+	require.True(t, s.Pushback())
+	n = 0
+	err = retry.Do(context.Background(), func(context.Context) error { n++; return errFlaky }, policy.Constant(0).WithMaxAttempts(4).WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 4, n, "a call that serves no request keeps a lone caller's retries")
+}
+
+func TestServedHopsOwnFailuresAreRetried(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	ctx, s := retry.Serve(context.Background(), 1)
+	g := policy.NewGuard(1, 1)
+	drain(g)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return refused }, fast.WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 4, n, "a refused connection reached nothing downstream: retried as the policy says, while serving a retry and with an empty guard")
+	require.False(t, s.Pushback(), "the hop's own failure asks no pushback upstream")
+}

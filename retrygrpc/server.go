@@ -1,0 +1,79 @@
+package retrygrpc
+
+import (
+	"context"
+	"strconv"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/retrykit/retrykit/retry"
+)
+
+// UnaryServerInterceptor returns a server interceptor that asks callers not
+// to retry a failed call when the retrykit calls its handler made on the
+// call's context gave up for a reason a retry would only repeat. The rule
+// is that of retry.Served: the call that failed last was held back by its
+// guard, or left its guard without a whole token, or saw nothing but
+// overload, or was itself asked not to retry. The failed call's trailer
+// then carries the pushback grpc-retry-pushback-ms: -1 (gRPC A6), which
+// this package's client interceptors and grpc-go's own retry policy both
+// honour. Nothing else is added: no detail of the failure leaves the
+// server.
+//
+// The interceptor also reads the call's grpc-previous-rpc-attempts header.
+// While it is 1 or more, the retrykit calls the handler makes on the call's
+// context make one attempt each, since the caller retries already. So the
+// attempts of a chain of servers add up rather than multiply. A garbled or
+// negative value counts as 0.
+//
+// A handler that succeeds, with a fallback or otherwise, sends no signal.
+// So does one whose calls do not go through retrykit with the call's
+// context.
+func UnaryServerInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ctx, s := retry.Serve(ctx, previous(ctx))
+		resp, err := handler(ctx, req)
+		if err != nil && s.Pushback() {
+			_ = grpc.SetTrailer(ctx, metadata.Pairs(PushbackKey, "-1"))
+		}
+		return resp, err
+	}
+}
+
+// StreamServerInterceptor returns a server interceptor that asks callers
+// not to retry a failed stream, by the rule of [UnaryServerInterceptor].
+// The stream handler's retrykit calls must use the stream's context.
+func StreamServerInterceptor() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ctx, s := retry.Serve(ss.Context(), previous(ss.Context()))
+		err := handler(srv, &servedStream{ServerStream: ss, ctx: ctx})
+		if err != nil && s.Pushback() {
+			ss.SetTrailer(metadata.Pairs(PushbackKey, "-1"))
+		}
+		return err
+	}
+}
+
+// servedStream is a server stream whose context records the handler's
+// calls.
+type servedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *servedStream) Context() context.Context { return s.ctx }
+
+// previous returns the attempts that came before the call served on ctx, as
+// its grpc-previous-rpc-attempts header says, or 0.
+func previous(ctx context.Context) int {
+	v := metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey)
+	if len(v) != 1 {
+		return 0
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package retryhttp
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+)
+
+// The headers of retry at one layer. A server behind [Handler] sends
+// pushbackHeader with pushbackValue on a failed answer that a retry would
+// only repeat. A Transport sends previousHeader on a request that is a
+// retry, or that is made while serving one.
+const (
+	pushbackHeader = "Retry-Pushback"
+	pushbackValue  = "never"
+	previousHeader = "Retry-Previous-Attempts"
+)
+
+// Handler wraps h so that a failed answer asks the caller not to retry when
+// the retrykit calls h made on the request's context gave up for a reason a
+// retry would only repeat. The rule is that of retry.Served: the call that
+// failed last was held back by its guard, or left its guard without a whole
+// token, or saw nothing but overload, or was itself asked not to retry. A
+// failed answer is a status of 429 or 500 and above. Such an answer then
+// carries the header "Retry-Pushback: never", and nothing else is added: no
+// detail of the failure leaves the server.
+//
+// A Transport that gets a response with that header does not retry it.
+// [Err] returns an error matching retry.ErrPushback for it, and the guard
+// counts it as overload. A failure of the hop itself, such as a refused
+// connection or the attempt timeout, carries no header and is retried.
+//
+// Handler also reads the request's "Retry-Previous-Attempts" header, the
+// attempts that came before, which a Transport sends on its retries. While
+// it is 1 or more, the retrykit calls h makes on the request's context make
+// one attempt each, since the caller retries already. So the attempts of a
+// chain of servers add up rather than multiply. A garbled or negative value
+// counts as 0.
+//
+// A handler that answers a success, a fallback included, sends no signal.
+// So does a handler whose calls do not go through retrykit with the
+// request's context. h must use r.Context(), or a context derived from it,
+// for its calls.
+func Handler(h http.Handler) http.Handler {
+	if h == nil {
+		h = http.NotFoundHandler()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		prev, err := strconv.Atoi(r.Header.Get(previousHeader))
+		if err != nil {
+			prev = 0
+		}
+		ctx, s := retry.Serve(r.Context(), prev)
+		h.ServeHTTP(&pushbackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx))
+	})
+}
+
+// pushbackWriter adds the pushback header to a failed answer, when the
+// request's record says so, as the status is written.
+type pushbackWriter struct {
+	http.ResponseWriter
+	s     *retry.Served
+	wrote bool
+}
+
+func (w *pushbackWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		if (code == http.StatusTooManyRequests || code >= 500) && w.s.Pushback() {
+			w.Header().Set(pushbackHeader, pushbackValue)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *pushbackWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap returns the wrapped writer, for http.ResponseController.
+func (w *pushbackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush sends what is buffered, when the wrapped writer can.
+func (w *pushbackWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack hands the connection over, when the wrapped writer can.
+func (w *pushbackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// pushedBack reports whether resp asks not to be retried.
+func pushedBack(resp *http.Response) bool {
+	return resp != nil && resp.Header.Get(pushbackHeader) == pushbackValue
+}
+
+// pushbackError is the error of an attempt whose response asked not to be
+// retried: it matches retry.ErrPushback.
+type pushbackError struct{ err error }
+
+func (e *pushbackError) Error() string {
+	return e.err.Error() + " (" + pushbackHeader + ": " + pushbackValue + ")"
+}
+func (e *pushbackError) Unwrap() []error { return []error{retry.ErrPushback, e.err} }
+
+// withPrevious returns r, or a copy of it with the previous-attempts header
+// when the attempt, the nth of its request, is a retry or is made while
+// serving one.
+func withPrevious(r *http.Request, n int) *http.Request {
+	prev := n - 1 + retry.PreviousAttempts(r.Context())
+	if prev <= 0 {
+		return r
+	}
+	c := *r
+	c.Header = r.Header.Clone()
+	if c.Header == nil {
+		c.Header = http.Header{}
+	}
+	c.Header.Set(previousHeader, strconv.Itoa(prev))
+	return &c
+}
+
+// once is the policy of recordFailure: one attempt, no guard.
+var once = policy.Constant(0).WithMaxAttempts(1)
+
+// recordFailure ends, through package retry, the call of a request whose
+// first attempt failed in a way the Transport does not retry, so that a
+// server serving the request's context records it as the call that failed
+// last (see retry.Served), as it records every call that retried.
+func recordFailure(req *http.Request, resp *http.Response, err error) {
+	if err == nil {
+		err = &statusError{status: resp.Status, code: resp.StatusCode, final: true}
+	}
+	_ = retry.Do(req.Context(), func(context.Context) error { return retry.Permanent(err) }, once)
+}
