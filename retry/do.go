@@ -13,33 +13,35 @@ var (
 )
 
 // Do calls fn until it succeeds, fails for good, or the policy or ctx says
-// stop. It waits the policy's delay between attempts. It returns:
+// stop. It waits the policy's delay between attempts. It returns one of
+// these:
 //
 //   - nil on success.
 //   - fn's error as it is, when fn marked it with [Permanent] or the policy
 //     does not retry it. The mark is removed.
-//   - an [*Error] matching [ErrExhausted] and the last error, when the
+//   - An [*Error] matching [ErrExhausted] and the last error, when the
 //     attempt limit or the time limit ends the call. Do never starts a wait
 //     that would end past the time limit. It gives up then and there.
-//   - an [*Error] matching [ErrThrottled] and the last error, when the
-//     policy's guard denied the retry that the attempt limit or the time
-//     limit left. A denied retry does not end the call by itself. The call
+//   - An [*Error] matching [ErrThrottled] and the last error, when the call
+//     reaches its attempt or time limit while the policy's guard holds its
+//     retries back. A denied retry does not end the call by itself. The call
 //     waits the next delay and asks again. The denied retry uses up the
-//     attempt it replaced.
-//   - an [*Error] matching [ErrShed], at once and before fn is called, when
-//     the policy's guard holds new calls back. It does so while the
-//     dependency answers nothing but overload.
-//   - an [*Error] matching [ErrPushback] and the last error, at once, when
-//     fn's error matches ErrPushback: the server asked not to retry.
-//   - an [*Error] matching [ErrHintTooLong] and the last error, at once,
-//     when fn's hint from [After] asks for a wait above the policy's hint
-//     ceiling, past the time limit or past ctx's deadline.
-//   - an [*Error] matching ctx's error and the last error, when ctx is done.
-//     Before the first attempt, fn is then not called. During a wait, Do
-//     returns at once, not when the timer fires.
-//   - an [*Error] matching context.DeadlineExceeded and the last error,
-//     without waiting, when the next wait would end after ctx's deadline.
-//   - an error matching [ErrInvalid], before anything runs, for a nil ctx,
+//     attempt it replaced. When ctx's deadline comes first, the call ends
+//     with ctx's error instead.
+//   - An [*Error] matching ctx's error and the last error, when ctx is done.
+//     Do returns at once, even in the middle of a wait. When ctx is done
+//     before the first attempt, fn is not called. When the next wait would
+//     end after ctx's deadline, Do returns without waiting, with an error
+//     matching context.DeadlineExceeded.
+//   - An [*Error] matching [ErrHintTooLong] and the last error, at once,
+//     when fn's hint from [After] asks for too long a wait. See
+//     [ErrHintTooLong] for the three cases.
+//   - An [*Error] matching [ErrPushback] and the last error, at once, when
+//     fn's error matches ErrPushback. The server asked not to retry.
+//   - An [*Error] matching [ErrShed], at once and before fn is called, when
+//     the policy's guard holds new calls back. Its Last is nil. See
+//     [ErrShed] for when the guard does so.
+//   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
 //     a nil fn or an invalid policy.
 //
 // The first attempt runs at once. A zero delay retries at once, with no
@@ -51,10 +53,10 @@ var (
 // server, as [Served] says.
 //
 // Time counts from the start of the call, the first attempt included. The
-// time limit, [Error].Elapsed and the hooks' Elapsed all count so. A call
-// that nothing times does not read the clock for itself, and its Elapsed
-// is 0. What times a call is a deadline, a time limit, hooks or a
-// stable-run reset rule.
+// time limit, [Error].Elapsed and the hooks' Elapsed all count so. Elapsed
+// is 0 when nothing times the call. A deadline, a time limit, hooks or a
+// stable-run reset rule time a call. A call that nothing times does not
+// read the clock for itself.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	if g, ok := first(ctx, fn != nil, p, opts); ok && started(g) {
 		if g != nil {
