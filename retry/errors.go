@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ErrExhausted is matched by the error [Do] returns when the policy's
+// ErrExhausted is matched by the error a call returns when the policy's
 // attempt limit or time limit ends the call. The retries were made, and
 // they failed.
 var ErrExhausted = errors.New("retry: exhausted")
@@ -22,11 +22,11 @@ var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
 // attempt, when its policy's guard holds new calls back. The guard does so
-// while the last 16 attempts in a row showed overload and 16 calls are in
-// flight already. See policy.Guard.Start. The operation never ran, so the
-// call is safe to make again later, even when the operation is not
-// idempotent. The error's message says why the call was held back. [Loop]
-// is never held back.
+// while the last 16 attempts in a row showed overload, as policy.Guard
+// defines it, and 16 calls are in flight already. See policy.Guard.Start.
+// The operation never ran, so the call is safe to make again later, even
+// when the operation is not idempotent. The error's message says why the
+// call was held back. Its Last is nil. [Loop] is never held back.
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
@@ -38,15 +38,17 @@ var ErrShed = errors.New("retry: call shed")
 // errors.Is for ErrAttemptTimeout, or ask the call's context.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
-// ErrInvalid is matched by the error [Do] returns, before anything runs,
+// ErrInvalid is matched by the error a call returns, before anything runs,
 // for a call it cannot make: a nil context, a nil function, an invalid
 // policy. For an invalid policy the error matches policy.ErrInvalid too.
 var ErrInvalid = errors.New("retry: invalid call")
 
-// Error is the error [Do] returns when it stops without success for a
-// reason other than the operation's own error: the policy's limits, the
-// guard, or the context. It unwraps to both the reason and the last
-// operation error. So errors.Is(err, context.Canceled) and
+// Error is the error a call returns when it stops without success for a
+// reason other than the operation's own error. The reason is the policy's
+// attempt or time limit, the guard, a hint that asks for too long a wait,
+// or the context. Cause says which. An invalid call is not an Error: see
+// [ErrInvalid]. Error unwraps to both the reason and the last operation
+// error. So errors.Is(err, context.Canceled) and
 // errors.Is(err, io.ErrUnexpectedEOF) can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
@@ -63,11 +65,17 @@ type Error struct {
 	// Last is the error of the last attempt. It is nil when no attempt
 	// ran, and in Loop when the last run succeeded.
 	Last error
-	// Cause says why the call stopped. It is ErrExhausted, ErrThrottled,
-	// ErrShed, ErrPushback, ErrHintTooLong, or the context's error.
-	// ErrPushback means the server asked not to retry. The context's error
-	// is context.DeadlineExceeded also when the next wait would have ended
-	// after the context's deadline.
+	// Cause says why the call stopped. It is one of these:
+	//   - ErrExhausted: the attempt or time limit ended the call. A hint
+	//     that would have ended past the time limit gives this Cause too.
+	//   - ErrThrottled: a limit ended the call while the guard denied its
+	//     retries.
+	//   - The context's error: the context ended the call. It is
+	//     context.DeadlineExceeded also when the next wait would have ended
+	//     after the context's deadline, whether or not a hint asked for it.
+	//   - ErrHintTooLong: a hint asked for a wait above the hint ceiling.
+	//   - ErrPushback: the server asked not to retry.
+	//   - ErrShed: the guard held the call back before its first attempt.
 	Cause error
 
 	loop     bool   // a Loop's error: Attempts counts failed runs in a row

@@ -9,12 +9,17 @@ import (
 
 // ErrHintTooLong is matched by the error a call returns at once when an
 // operation's hint from [After] asks for too long a wait. The error
-// matches the last error too. A wait is too long when it is above the
-// policy's hint ceiling, set by policy.Policy.WithMaxHint. It is too long
-// too when it would end after the context's deadline or past the policy's
-// time limit. The error then matches context.DeadlineExceeded or
-// [ErrExhausted] as well. Do neither sleeps past those bounds nor comes
-// back earlier than asked.
+// matches the last error too. A hint is too long in three cases:
+//
+//   - It is above the policy's hint ceiling, set by
+//     policy.Policy.WithMaxHint. The error's Cause is ErrHintTooLong.
+//   - It would end past the policy's time limit. The error also matches
+//     [ErrExhausted], which is its Cause.
+//   - It would end after the context's deadline. The error also matches
+//     context.DeadlineExceeded, which is its Cause.
+//
+// A call never sleeps past these bounds, and it never comes back earlier
+// than the hint asked.
 var ErrHintTooLong = errors.New("retry: hinted wait too long")
 
 // After marks err with a server's hint: wait d before the next attempt,
