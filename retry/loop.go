@@ -14,26 +14,31 @@ import (
 // cannot spin. Loop makes at most one run per 10ms, whatever the policy or
 // a hint says.
 //
-// Loop always returns a non-nil error:
+// Loop always returns a non-nil error. It is one of these, in the order
+// of [Do]'s list:
 //
 //   - fn's error as it is, without the mark, after a [Permanent] error or
-//     one the policy does not retry;
-//   - an [*Error] matching ctx's error and the last run's error, when ctx
-//     ends it;
-//   - an [*Error] matching [ErrExhausted], when its limits end it.
+//     one the policy does not retry.
+//   - An [*Error] matching [ErrExhausted], when the policy's limits end
+//     the Loop.
+//   - An [*Error] matching ctx's error and the last run's error, when ctx
+//     ends the Loop.
 //
 // The policy's reset rule decides when the back-off starts over at its
 // first delay. By default it starts over after a run that returned nil,
-// the first run included. With policy.ResetRule{AfterStableRun: 10 *
-// time.Minute}, the kubelet's rule, it starts over after a run that lasted
-// ten minutes, whatever its outcome.
+// the first run included. The pause after that run is then the first
+// delay, and the next failed run waits the second. With
+// policy.ResetRule{AfterStableRun: 10 * time.Minute}, the kubelet's rule,
+// it starts over after a run that lasted ten minutes, whatever its
+// outcome.
 //
 // The policy's attempt and time limits count the current run of failures.
-// That run starts at the last run that succeeded or started the back-off
-// over. The time limit counts from that run's end. So WithMaxAttempts(5)
+// That run starts after the last run that succeeded or started the
+// back-off over. The time limit counts from the end of that last run, or
+// from the start of the Loop when there is none. So WithMaxAttempts(5)
 // means "give up after five failed runs in a row", and
 // WithMaxElapsed(time.Minute) means "give up when failures have lasted a
-// minute". The [*Error] they end Loop with counts in Attempts the failed
+// minute". When a limit ends Loop, the [*Error]'s Attempts are the failed
 // runs in a row. A run that succeeded never makes Loop give up. It ends a
 // run of failures, whatever the reset rule.
 //

@@ -147,9 +147,8 @@ type RetryEvent struct {
 	Err error
 	// Delay is the wait announced.
 	Delay time.Duration
-	// Elapsed is the time since the start of the call, as in
-	// Error.Elapsed. In Loop it counts from the start of the current run
-	// of failures.
+	// Elapsed is the time since the start of the call. It counts as
+	// Error.Elapsed does, in Loop too.
 	Elapsed time.Duration
 	// Hinted says that Delay came from the operation's hint. See After.
 	Hinted bool
