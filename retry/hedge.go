@@ -27,8 +27,9 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // A failure does not end the round while other attempts of it still run.
 // When every attempt of the round has failed, the round's error goes
 // through the policy as Do's would: a back-off wait, then a new round, or
-// the end of the call. The round's error is that of the last attempt to
-// fail, or of one that carried a hint. A [Permanent] error, or one the
+// the end of the call. The round's error is the last one to fail that
+// carried a hint from [After]. When no attempt's error carried a hint, it
+// is the error of the last attempt to fail. A [Permanent] error, or one the
 // policy does not retry, ends the call at once and cancels the others. An
 // error hinted with [After] starts no further hedge in its round, from the
 // moment its attempt returns. So a server's Retry-After holds back every
@@ -70,9 +71,10 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 //
 // That attempt's context is never cancelled, so a value bound to it stays
 // usable: an HTTP response's body is read after the call. The context
-// keeps ctx's values and deadline. Once the call has returned, the context
-// no longer ends with ctx, and ctx holds nothing of it. Under the policy's
-// attempt timeout, it ends at its own timeout. The contexts of the other
+// keeps ctx's values. It reports ctx's deadline for the operation to pass
+// on. Once the call has returned, neither that deadline nor cancelling ctx
+// ends it, and ctx keeps no reference to it. Under the policy's attempt
+// timeout, it ends at its own timeout. The contexts of the other
 // attempts are cancelled when their round ends. A round's failure whose
 // value a later round replaces has its context cancelled when the call
 // starts to wait after it.

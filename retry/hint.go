@@ -31,8 +31,8 @@ var ErrHintTooLong = errors.New("retry: hinted wait too long")
 // A hint that is too long ends the call at once, with an error matching
 // [ErrHintTooLong] and the last error. A hint is too long when it is above
 // the policy's hint ceiling, 5 minutes by default, set by
-// policy.Policy.WithMaxHint. It is too long too when it would end past the
-// context's deadline or the policy's time limit.
+// policy.Policy.WithMaxHint. It is also too long when it would end past
+// the context's deadline or the policy's time limit.
 //
 // The schedule carries on after a hinted wait rather than starting over.
 // A server that pushed back once is likely still loaded, and starting over

@@ -25,10 +25,10 @@ import (
 //     at slog.LevelInfo, whichever is lower. The record has the hedges
 //     started, and the attempt that won when it was not the last to start.
 //   - "retry: stopped" at slog.LevelDebug, not as a failure, for a call
-//     that ended because its own context was cancelled. A Loop that ended
-//     because its context did is logged so too, whether the context was
-//     cancelled or reached its deadline. Those are the only ways a Loop
-//     that is never told to give up ends.
+//     whose own context was cancelled. A Loop is logged so too when its
+//     context is cancelled or reaches its deadline. That is the usual end
+//     of a Loop. Any other call that reaches its context's deadline is
+//     logged as "retry: gave up".
 //
 // A first-try success logs nothing. A nil l logs to slog.Default(). The
 // hooks are safe for concurrent use.
