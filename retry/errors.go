@@ -16,8 +16,8 @@ var ErrExhausted = errors.New("retry: exhausted")
 // ErrThrottled is matched by the error a call returns when it runs out of
 // attempts or time while its policy's guard holds its retries back. The
 // error matches the last attempt's error too. The call waited each delay of
-// its schedule, but the guard denied the retries that were to follow, so
-// they were not made. [Loop] is never ended by the guard. See policy.Guard.
+// its schedule. The guard denied the retries that were to follow, so they
+// were not made. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
@@ -31,11 +31,12 @@ var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's
 // per-attempt timeout cut the attempt off while the caller's context was
-// still live. See policy.Policy.WithAttemptTimeout. Such attempts are
-// retried. If the call then ends, its *Error's Last matches it. Such an
-// error matches context.DeadlineExceeded too, whatever error the operation
-// returned. To tell a call's deadline from its attempts' timeouts, ask
-// errors.Is for ErrAttemptTimeout, or ask the call's context.
+// still live. See policy.Policy.WithAttemptTimeout. The call retries such
+// an attempt. If the call then ends, its *Error's Last matches
+// ErrAttemptTimeout. The attempt's error matches context.DeadlineExceeded
+// too, whatever error the operation returned. To tell a call's deadline
+// from its attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask
+// the call's context.
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
 // ErrInvalid is matched by the error a call returns, before anything runs,

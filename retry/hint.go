@@ -25,7 +25,7 @@ var ErrHintTooLong = errors.New("retry: hinted wait too long")
 // After marks err with a server's hint: wait d before the next attempt,
 // instead of the schedule's delay. An HTTP Retry-After and a gRPC pushback
 // are such hints. The hint is honoured as given, not cut to the policy's
-// cap: coming back earlier than asked would only earn another refusal. A
+// cap. Coming back earlier than asked would only earn another refusal. A
 // hint ≤ 0 means retry now. The hint is not jittered.
 //
 // A hint that is too long ends the call at once, with an error matching
