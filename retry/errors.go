@@ -46,8 +46,8 @@ var ErrInvalid = errors.New("retry: invalid call")
 
 // Error is the error a call returns when it stops without success for a
 // reason other than the operation's own error. The reason is the policy's
-// attempt or time limit, the guard, a hint that asks for too long a wait,
-// or the context. Cause says which. An invalid call is not an Error: see
+// attempt or time limit, the guard, the context, or a hint that asks for
+// too long a wait. Cause says which. An invalid call is not an Error: see
 // [ErrInvalid]. Error unwraps to both the reason and the last operation
 // error. So errors.Is(err, context.Canceled) and
 // errors.Is(err, io.ErrUnexpectedEOF) can both hold.
