@@ -27,7 +27,8 @@ var (
 //     retries back. A denied retry does not end the call by itself. The call
 //     waits the next delay and asks again. The denied retry uses up the
 //     attempt it replaced. When ctx's deadline comes first, the call ends
-//     with ctx's error instead.
+//     with ctx's error instead. On a context from [Serve], the call also
+//     ends so, at once, when its guard has no whole token left.
 //   - An [*Error] matching ctx's error and the last error, when ctx is done.
 //     Do returns at once, even in the middle of a wait. When ctx is done
 //     before the first attempt, fn is not called. When the next wait would

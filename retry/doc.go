@@ -11,8 +11,8 @@
 // operation's own error returns an [*Error]. It keeps the last operation
 // error, and errors.Is finds both that error and the reason. The reasons
 // are [ErrExhausted], [ErrThrottled], context.Canceled,
-// context.DeadlineExceeded, [ErrHintTooLong] and [ErrShed], in the order
-// of [Do]'s list.
+// context.DeadlineExceeded, [ErrHintTooLong], [ErrPushback] and [ErrShed],
+// in the order of [Do]'s list.
 //
 // The operation steers the loop. [Permanent] stops it at once. [After]
 // passes on a server's hint of how long to wait. [Hooks] observe each

@@ -17,7 +17,9 @@ var ErrExhausted = errors.New("retry: exhausted")
 // attempts or time while its policy's guard holds its retries back. The
 // error matches the last attempt's error too. The call waited each delay of
 // its schedule. The guard denied the retries that were to follow, so they
-// were not made. [Loop] is never ended by the guard. See policy.Guard.
+// were not made. On a context from [Serve], a call also ends with
+// ErrThrottled, at once, when its guard has no whole token left for a
+// retry. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
@@ -46,11 +48,11 @@ var ErrInvalid = errors.New("retry: invalid call")
 
 // Error is the error a call returns when it stops without success for a
 // reason other than the operation's own error. The reason is the policy's
-// attempt or time limit, the guard, the context, or a hint that asks for
-// too long a wait. Cause says which. An invalid call is not an Error: see
-// [ErrInvalid]. Error unwraps to both the reason and the last operation
-// error. So errors.Is(err, context.Canceled) and
-// errors.Is(err, io.ErrUnexpectedEOF) can both hold.
+// attempt or time limit, the guard, the context, a hint that asks for too
+// long a wait, or a server that asked not to retry. Cause says which. An
+// invalid call is not an Error: see [ErrInvalid]. Error unwraps to both the
+// reason and the last operation error. So errors.Is(err, context.Canceled)
+// and errors.Is(err, io.ErrUnexpectedEOF) can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
 	// first call. In [Loop] it is what the attempt limit counts: the failed
@@ -71,7 +73,8 @@ type Error struct {
 	//   - ErrExhausted: the attempt or time limit ended the call. A hint
 	//     that would have ended past the time limit gives this Cause too.
 	//   - ErrThrottled: a limit ended the call while the guard denied its
-	//     retries.
+	//     retries. On a context from [Serve], the guard's empty tokens also
+	//     end the call so.
 	//   - The context's error: the context ended the call. It is
 	//     context.DeadlineExceeded also when the next wait would have ended
 	//     after the context's deadline, whether or not a hint asked for it.
