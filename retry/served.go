@@ -18,23 +18,24 @@ import (
 var ErrPushback = errors.New("retry: the server asked not to retry")
 
 // Served tells a server whether its failed answer to one request should ask
-// the caller not to retry. Get one with [Serve]. The rule: the answer asks
-// it when the call that failed last on the request's context gave up for a
-// reason a retry upstream would only repeat. Those reasons are these:
+// the caller not to retry. Get one with [Serve]. The answer asks so when
+// the call that failed last on the request's context gave up for a reason
+// that a retry upstream would only repeat. These are the reasons:
 //
-//   - the policy's guard shed the call ([ErrShed]), or held its retries
-//     back ([ErrThrottled]) after an attempt that reached the dependency;
-//   - the guard had no whole token left when the call ended, and the last
-//     attempt reached the dependency: retries to it do not pay off;
-//   - every attempt of the call showed overload, such as its timeouts;
-//   - the dependency itself asked not to retry ([ErrPushback]).
+//   - The policy's guard shed the call, with [ErrShed].
+//   - The guard held the call's retries back, with [ErrThrottled], after an
+//     attempt that reached the dependency.
+//   - The guard had no whole token left when the call ended, and the last
+//     attempt reached the dependency. Retries to it do not pay off.
+//   - Every attempt of the call showed overload, such as its timeouts.
+//   - The dependency itself asked not to retry, with [ErrPushback].
 //
 // A call that ran out of attempts against failures that were not overload
 // says nothing, since a retry upstream may well succeed. Nor does a call
 // that the request's own context ended, or a call that succeeded. A refused
 // or reset connection, or an EOF before the answer, is a failure of the
-// hop, not an answer of the dependency. So a call whose last attempt failed
-// that way asks for no pushback by its empty guard.
+// hop, not an answer of the dependency. So when a call's last attempt
+// failed that way, its empty guard asks for no pushback.
 //
 // A server asks Served only for an answer that is a failure. A handler that
 // recovers from a failed call with a fallback answers a success, and so
@@ -59,11 +60,11 @@ type servedKey struct{}
 // counts as 0.
 //
 // A call made on the returned context while previous is at least 1 does
-// not retry an answer of its dependency: the request is a retry already,
+// not retry an answer of its dependency. The request is a retry already,
 // and its caller retries it again if need be. So the attempts along a chain
-// of servers add up rather than multiply. A dependency the call did not
-// reach, by a refused or reset connection or an EOF before the answer, is
-// retried as the policy says: nothing downstream did any work.
+// of servers add up rather than multiply. When the call did not reach its
+// dependency, because of a refused or reset connection or an EOF before the
+// answer, it retries as the policy says. Nothing downstream did any work.
 //
 // A call made on the returned context retries an answer of its dependency
 // only while its policy's guard has a whole token left, even when it is
