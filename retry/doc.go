@@ -20,8 +20,8 @@
 //
 // A server tells its callers not to retry a failure that a retry would
 // only repeat. [Serve] records the calls made on a served request's
-// context, [Served] says whether its failed answer should push back, and
-// an operation whose server pushed back wraps [ErrPushback].
+// context. [Served] says whether the server's failed answer should push
+// back. An operation whose server pushed back wraps [ErrPushback].
 //
 // # The loop
 //
@@ -30,8 +30,9 @@
 // call runs the same steps, in this order, each a rule of its own:
 //
 //  1. Make an attempt. [Hedge] makes a round of attempts.
-//  2. End on success, on a [Permanent] error, or on an error the policy does
-//     not retry. A success does not end [Loop]: it goes on.
+//  2. End on success, on a [Permanent] error, on [ErrPushback], or on an
+//     error the policy does not retry. A success does not end [Loop]: it
+//     goes on.
 //  3. Account for the outcome: tell the policy's guard, apply the reset rule.
 //  4. End if ctx is done.
 //  5. Work out the wait: the schedule's delay, or the operation's hint from

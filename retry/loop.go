@@ -7,12 +7,12 @@ import (
 )
 
 // Loop runs fn again and again, until ctx is done or fn returns a
-// [Permanent] error or one the policy does not retry. It is for reconnect
-// and restart work: watch streams, consumers, supervised processes.
-// Between runs it waits the policy's back-off, whether the run failed or
-// succeeded. It never waits less than 10ms, so a run that ends at once
-// cannot spin. Loop makes at most one run per 10ms, whatever the policy or
-// a hint says.
+// [Permanent] error, [ErrPushback] or an error the policy does not retry.
+// It is for reconnect and restart work: watch streams, consumers,
+// supervised processes. Between runs it waits the policy's back-off,
+// whether the run failed or succeeded. It never waits less than 10ms, so a
+// run that ends at once cannot spin. Loop makes at most one run per 10ms,
+// whatever the policy or a hint says.
 //
 // Loop always returns a non-nil error. It is one of these, in the order
 // of [Do]'s list:
@@ -23,6 +23,8 @@ import (
 //     the Loop.
 //   - An [*Error] matching ctx's error and the last run's error, when ctx
 //     ends the Loop.
+//   - An [*Error] matching [ErrPushback] and the last run's error, when a
+//     run's error matches ErrPushback.
 //
 // The policy's reset rule decides when the back-off starts over at its
 // first delay. By default it starts over after a run that returned nil,
