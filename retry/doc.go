@@ -31,8 +31,8 @@
 //
 //  1. Make an attempt. [Hedge] makes a round of attempts.
 //  2. End on success, on a [Permanent] error, on [ErrPushback], or on an
-//     error the policy does not retry. A success does not end [Loop]: it
-//     goes on.
+//     error the policy does not retry. A success and ErrPushback do not end
+//     [Loop]: it goes on.
 //  3. Account for the outcome: tell the policy's guard, apply the reset rule.
 //  4. End if ctx is done.
 //  5. Work out the wait: the schedule's delay, or the operation's hint from

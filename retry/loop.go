@@ -7,7 +7,7 @@ import (
 )
 
 // Loop runs fn again and again, until ctx is done or fn returns a
-// [Permanent] error, [ErrPushback] or an error the policy does not retry.
+// [Permanent] error or an error the policy does not retry.
 // It is for reconnect and restart work: watch streams, consumers,
 // supervised processes. Between runs it waits the policy's back-off,
 // whether the run failed or succeeded. It never waits less than 10ms, so a
@@ -23,8 +23,10 @@ import (
 //     the Loop.
 //   - An [*Error] matching ctx's error and the last run's error, when ctx
 //     ends the Loop.
-//   - An [*Error] matching [ErrPushback] and the last run's error, when a
-//     run's error matches ErrPushback.
+//
+// A run whose error matches [ErrPushback] is a failed run like any other.
+// The server asked not to retry now, and Loop comes back after its
+// back-off, as it does for every failure.
 //
 // The policy's reset rule decides when the back-off starts over at its
 // first delay. By default it starts over after a run that returned nil,

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -381,4 +382,35 @@ func TestLoopTimeLimitCountsTheCurrentRunOfFailures(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestLoopWaitsOutAPushback: a server's "do not retry" ends Do, but Loop
+// takes it as a failed run and comes back after its back-off.
+func TestLoopWaitsOutAPushback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		start := time.Now()
+		var at []time.Duration
+		err := retry.Loop(ctx, func(context.Context) error {
+			at = append(at, time.Since(start))
+			if len(at) == 3 {
+				cancel()
+			}
+			return fmt.Errorf("%w: overloaded", retry.ErrPushback)
+		}, policy.Constant(time.Second))
+		require.ErrorIs(t, err, context.Canceled)
+		var e *retry.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, context.Canceled, e.Cause, "the Loop ended by its context, not by the pushback")
+		require.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, at)
+
+		calls := 0
+		err = retry.Do(context.Background(), func(context.Context) error {
+			calls++
+			return fmt.Errorf("%w: overloaded", retry.ErrPushback)
+		}, policy.Constant(time.Second))
+		require.ErrorIs(t, err, retry.ErrPushback)
+		require.Equal(t, 1, calls, "Do ends on a pushback")
+	})
 }

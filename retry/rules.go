@@ -22,7 +22,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 			c.mixed = true
 		}
 		switch {
-		case c.verdict.pushback:
+		case c.verdict.pushback && !c.loop: // Loop waits a pushback out as a failed run
 			if c.hedge == nil {
 				c.record(err)
 			}
