@@ -68,6 +68,8 @@
 //   - A *retry.Error matching retry.ErrHintTooLong and the last error, at
 //     once, when the operation's hint asks for a wait above the policy's
 //     hint ceiling, past the time limit or past the context's deadline.
+//   - A *retry.Error matching retry.ErrPushback and the last error, at
+//     once, when the server asked not to retry. retry.Loop goes on instead.
 //   - A *retry.Error matching retry.ErrShed, at once and before the
 //     operation runs, when the policy's guard holds new calls back. The
 //     guard does so while the dependency answers nothing but overload.
