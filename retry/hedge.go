@@ -69,12 +69,12 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // the value of the attempt that won. On failure, it returns the value of
 // the attempt whose error it returns.
 //
-// That attempt's context is never cancelled, so a value bound to it stays
-// usable: an HTTP response's body is read after the call. The context
-// keeps ctx's values. It reports ctx's deadline for the operation to pass
-// on. Once the call has returned, neither that deadline nor cancelling ctx
-// ends it, and ctx keeps no reference to it. Under the policy's attempt
-// timeout, it ends at its own timeout. The contexts of the other
+// That attempt's context is not cancelled when the call returns, so a value
+// bound to it stays usable: an HTTP response's body is read after the call.
+// The context keeps ctx's values and ends at ctx's deadline, as any context
+// derived from ctx would. Once the call has returned, cancelling ctx no
+// longer ends it, and ctx keeps no reference to it. Under the policy's
+// attempt timeout, it ends at its own timeout too. The contexts of the other
 // attempts are cancelled when their round ends. A round's failure whose
 // value a later round replaces has its context cancelled when the call
 // starts to wait after it.

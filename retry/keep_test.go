@@ -113,6 +113,30 @@ func TestHedgeValueKeepsTheWinnersContextUnderAnAttemptTimeout(t *testing.T) {
 	})
 }
 
+// TestHedgeValueWinnersContextEndsAtTheCallersDeadline: a caller's deadline
+// shorter than the attempt timeout ends the winner's context when it
+// passes, though the call has returned and the caller's context is no
+// longer watched.
+func TestHedgeValueWinnersContextEndsAtTheCallersDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		op := func(ctx context.Context) (context.Context, error) { return ctx, nil }
+		p := policy.Constant(time.Millisecond).WithAttemptTimeout(time.Minute).
+			WithHedging(policy.Hedging{Delay: 10 * time.Millisecond})
+		won, err := retry.HedgeValue(ctx, op, p, nil)
+		require.NoError(t, err)
+		d, ok := won.Deadline()
+		require.True(t, ok)
+		want, _ := ctx.Deadline()
+		require.Equal(t, want, d, "the winner reports the caller's deadline")
+		require.NoError(t, won.Err())
+		time.Sleep(time.Second)
+		synctest.Wait()
+		require.ErrorIs(t, won.Err(), context.DeadlineExceeded, "and ends at it")
+	})
+}
+
 // TestHedgeValueCancelsTheFailedRoundsContext: the context of a round's
 // failure, whose value a later round replaces, ends when the call waits.
 func TestHedgeValueCancelsTheFailedRoundsContext(t *testing.T) {

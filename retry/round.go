@@ -9,16 +9,6 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-// deadlineContext reports a deadline that it does not enforce itself: a
-// hedged attempt's context shows the call's deadline, for the operation to
-// pass on (a gRPC deadline, a socket's), while only the round ends it.
-type deadlineContext struct {
-	context.Context
-	deadline time.Time
-}
-
-func (c deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
-
 // maxHedgeInFlight is the largest policy.Hedging.MaxInFlight a valid policy
 // has.
 const maxHedgeInFlight = 10
@@ -105,15 +95,16 @@ func (r *round) stopped(c *call) (int, error) {
 }
 
 // start starts the round's next attempt on a goroutine of its own, with a
-// context of its own that keeps the call's values and deadline but is not
-// registered with the call's context: the round cancels its attempts
-// itself, when the call's context ends or another attempt wins, and the one
-// whose value the call returns is left alone, holding nothing of the
-// caller's context.
+// context of its own. It keeps the call's values and ends at the call's
+// deadline, but is not registered with the call's context. The round
+// cancels its attempts itself, when the call's context ends or another
+// attempt wins. The one whose value the call returns is left alone, and
+// holds no reference to the caller's context.
 func (r *round) start(c *call) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(c.ctx))
+	detached := context.WithoutCancel(c.ctx)
+	ctx, cancel := context.WithCancel(detached)
 	if d, ok := c.ctx.Deadline(); ok {
-		ctx = deadlineContext{ctx, d}
+		ctx, cancel = context.WithDeadline(detached, d)
 	}
 	r.started++
 	r.running++
