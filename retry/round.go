@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +67,9 @@ func (c *call) round() (int, error) {
 		r.arm(c)
 		select {
 		case o := <-r.st.ch:
+			if errors.Is(o.err, context.DeadlineExceeded) && c.expired() {
+				<-c.done // the attempt ended at the call's deadline, and the call's context is about to
+			}
 			if c.stopping() != nil { // the attempt most likely ended with the call's context
 				r.running--
 				r.settle(c, o)
@@ -80,6 +84,14 @@ func (c *call) round() (int, error) {
 			return r.stopped(c)
 		}
 	}
+}
+
+// expired reports whether the call's deadline has passed on the policy's
+// clock, as the deadline checks of the loop read it. The context's own
+// timer may not have fired yet: an attempt's context, which ends at the
+// same deadline, can be first.
+func (c *call) expired() bool {
+	return !c.deadline.IsZero() && !c.clock.now().Before(c.deadline)
 }
 
 // stopped ends the round when the call's context is done. The call keeps
