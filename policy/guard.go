@@ -110,9 +110,9 @@ const probeEvery = time.Second
 // The guard also holds new calls back, before their first attempt, while
 // the dependency answers nothing but overload. This starts once the last 16
 // attempts in a row have shown overload, with no success or fast failure
-// between them. From then on at most 16 calls may be in flight. A call over
-// that number fails at once with retry.ErrShed and never reaches the
-// dependency ([Guard.Start]). The first success or fast failure lets new
+// between them. From then on, a new call that finds 16 or more calls in
+// flight fails at once with retry.ErrShed and never reaches the dependency
+// ([Guard.Start]). The calls already in flight go on. The first success or fast failure lets new
 // calls through again.
 //
 // So a pause shorter than the attempt timeout holds nothing back, because

@@ -2,7 +2,8 @@
 // so that a plain http.Client retries correctly. Build a [Transport] with
 // [New] and give it to the client:
 //
-//	tr, err := retryhttp.New(nil, policy.Default().WithMaxAttempts(4))
+//	p := policy.Exponential(100 * time.Millisecond).WithMaxAttempts(4).WithAttemptTimeout(2 * time.Second)
+//	tr, err := retryhttp.New(nil, p)
 //	if err != nil {
 //		return err // the policy is unusable
 //	}
