@@ -86,7 +86,16 @@ type Verdict struct {
 // does not ask the policy: whether the policy retries err is
 // policy.Policy.Retryable. Classify(nil) is the zero Verdict.
 func Classify(err error) Verdict {
-	v := marks(err)
+	var v Verdict
+	v.classify(err)
+	return v
+}
+
+// classify sets v to err's Verdict. The loop keeps its verdict in the call
+// and has it filled in place, which saves copying it.
+func (v *Verdict) classify(err error) {
+	*v = Verdict{}
+	v.mark(err)
 	switch {
 	case err == nil:
 		v.Outcome = policy.Succeeded
@@ -95,49 +104,41 @@ func Classify(err error) Verdict {
 	default:
 		v.Outcome = policy.Failed
 	}
-	return v
 }
 
-// marks finds the Permanent and After marks and the timeouts anywhere in
-// err's tree.
-func marks(err error) Verdict {
-	var m Verdict
+// mark adds to v the Permanent and After marks, the timeouts and
+// ErrPushback found anywhere in err's tree. A hint found later does not replace one found
+// earlier, so the outermost hint counts.
+func (v *Verdict) mark(err error) {
 	for err != nil {
 		if err == ErrPushback {
-			m.pushback = true
-			return m
+			v.pushback = true
+			return
 		}
 		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			m.Timeout = true
+			v.Timeout = true
 		}
 		switch e := err.(type) {
 		case *attemptTimeoutError:
-			m.Timeout = true
+			v.Timeout = true
 			err = e.err
 		case *permanentError:
-			m.Permanent = true
+			v.Permanent = true
 			err = e.err
 		case *hintError:
-			if !m.Hinted {
-				m.Hinted, m.Hint = true, e.d
+			if !v.Hinted {
+				v.Hinted, v.Hint = true, e.d
 			}
 			err = e.err
 		case interface{ Unwrap() error }:
 			err = e.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, inner := range e.Unwrap() {
-				im := marks(inner)
-				m.Permanent = m.Permanent || im.Permanent
-				m.Timeout = m.Timeout || im.Timeout
-				m.pushback = m.pushback || im.pushback
-				if im.Hinted && !m.Hinted {
-					m.Hinted, m.Hint = true, im.Hint
-				}
+				v.mark(inner)
 			}
-			return m
+			return
 		default:
-			return m
+			return
 		}
 	}
-	return m
 }

@@ -16,7 +16,7 @@ import (
 // ends there, and with what: a success ends Do, a Permanent error or one the
 // policy does not retry ends any call.
 func (c *call) outcome(err error) (end bool, final error) {
-	c.verdict = Classify(err)
+	c.verdict.classify(err)
 	if err != nil {
 		if c.verdict.Outcome != policy.Overloaded {
 			c.mixed = true
