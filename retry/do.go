@@ -59,7 +59,7 @@ var (
 // stable-run reset rule time a call. A call that nothing times does not
 // read the clock for itself.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
-	if g, ok := first(ctx, fn != nil, p, opts); ok && started(g) {
+	if g, ok := first(ctx, fn != nil, p, opts); ok {
 		if g != nil {
 			defer g.Done()
 		}
@@ -80,9 +80,10 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 
 // first reports whether a call can make its first attempt before anything
 // is set up: it has no options, a function, a valid policy without an
-// attempt timeout, and nothing times it. Such a call, when it succeeds,
-// costs next to nothing; when it fails, the loop goes on from there.
-// It returns the policy's guard, to be told of a success.
+// attempt timeout, nothing times it, and the policy's guard, if any, lets
+// it start. Such a call, when it succeeds, costs next to nothing; when it
+// fails, the loop goes on from there. It returns the guard, to be told of
+// a success.
 func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*policy.Guard, bool) {
 	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil {
 		return nil, false
@@ -90,11 +91,13 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 	if p.AttemptTimeout() > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0 {
 		return nil, false
 	}
-	if ctx.Done() == nil { // a context that is never done has no deadline either
-		return p.Guard(), true
+	if ctx.Done() != nil { // a context that is never done has no deadline either
+		if _, deadline := ctx.Deadline(); deadline || ctx.Err() != nil {
+			return nil, false
+		}
 	}
-	_, deadline := ctx.Deadline()
-	return p.Guard(), !deadline && ctx.Err() == nil
+	g := p.Guard()
+	return g, g == nil || started(g)
 }
 
 // started tells g, if any, of a call about to make its first attempt, and
