@@ -316,6 +316,15 @@ func (g *Guard) Tokens() float64 {
 	return float64(g.tokens.Load()) / guardScale
 }
 
+// Capacity returns the most tokens the guard holds, the capacity given to
+// [NewGuard]. A nil *Guard has 0.
+func (g *Guard) Capacity() float64 {
+	if g == nil {
+		return 0
+	}
+	return float64(g.cap) / guardScale
+}
+
 // String describes the guard, for example "guard 10 tokens ratio 0.5"; a
 // nil *Guard is "no guard".
 func (g *Guard) String() string {

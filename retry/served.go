@@ -27,7 +27,11 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 //     attempt that reached the dependency.
 //   - The guard had no whole token left when the call ended, and the last
 //     attempt reached the dependency. Retries to it do not pay off.
-//   - Every attempt of the call showed overload, such as its timeouts.
+//   - Every attempt of the call showed overload, such as its timeouts, and
+//     the policy's guard has lost at least half of its capacity. One call
+//     whose attempts all met overload may be bad luck, at a dependency that
+//     sheds a share of its requests at random. The guard sees the
+//     dependency as a whole. Without a guard, such a call says nothing.
 //   - The dependency itself asked not to retry, with [ErrPushback].
 //
 // A call that ran out of attempts against failures that were not overload
@@ -127,8 +131,8 @@ func (c *call) tellServed(err error) {
 func (c *call) repeat(err error) int {
 	var e *Error
 	if !errors.As(err, &e) {
-		if c.attempts > 0 && !c.mixed {
-			return servedRepeat // every attempt showed overload, and the policy retries none
+		if c.overloaded() {
+			return servedRepeat // the policy retries none of it
 		}
 		return servedRetry
 	}
@@ -139,13 +143,20 @@ func (c *call) repeat(err error) int {
 		return servedRepeat
 	case e.Cause != ErrExhausted && e.Cause != ErrHintTooLong:
 		return servedRetry // the request's context ended it: nothing is known
-	case e.Attempts > 0 && !c.mixed:
+	case c.overloaded():
 		return servedRepeat
 	}
 	if g := c.p.Guard(); g != nil && g.Tokens() < 1 && !unreached(e.Last) {
 		return servedRepeat
 	}
 	return servedRetry
+}
+
+// overloaded reports whether every attempt of the call showed overload
+// and the policy's guard agrees, having lost at least half its capacity.
+func (c *call) overloaded() bool {
+	g := c.p.Guard()
+	return c.attempts > 0 && !c.mixed && g != nil && g.Tokens() <= g.Capacity()/2
 }
 
 // unreached reports whether err, the last error of a call, says that the

@@ -35,11 +35,39 @@ func TestServedPartialFailureSaysRetry(t *testing.T) {
 	require.False(t, s.Pushback(), "failures that are not overload, with tokens left: a retry upstream may succeed")
 }
 
+// halfGuard returns a guard of 50 tokens that has lost half of them.
+func halfGuard() *policy.Guard {
+	g := policy.NewGuard(50, 1)
+	for g.Tokens() > 25 {
+		g.Allow(time.Now())
+		g.Record(true, policy.Failed)
+	}
+	return g
+}
+
 func TestServedOverloadSaysRepeat(t *testing.T) {
 	ctx, s := retry.Serve(context.Background(), 0)
-	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast)
+	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(halfGuard()))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.True(t, s.Pushback(), "every attempt timed out")
+	require.True(t, s.Pushback(), "every attempt timed out, and the guard has lost half its tokens")
+}
+
+// TestServedOverloadByChanceSaysRetry: one call whose attempts all met
+// overload, at a dependency the guard still finds healthy, is bad luck: a
+// dependency that sheds a third of its requests at random meets four in a
+// row about once in 81 calls, and a retry upstream would most likely
+// succeed.
+func TestServedOverloadByChanceSaysRetry(t *testing.T) {
+	g := policy.NewGuard(50, 1)
+	ctx, s := retry.Serve(context.Background(), 0)
+	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(g))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Greater(t, g.Tokens(), g.Capacity()/2)
+	require.False(t, s.Pushback(), "the guard sees a healthy dependency")
+
+	ctx, s = retry.Serve(context.Background(), 0)
+	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast)
+	require.False(t, s.Pushback(), "without a guard, nothing corroborates one call's overload")
 }
 
 func TestServedEmptyGuardSaysRepeat(t *testing.T) {
@@ -92,12 +120,13 @@ func TestServedLastFailedCallCounts(t *testing.T) {
 	overload := func(context.Context) error { return context.DeadlineExceeded }
 	flaky := func(context.Context) error { return errFlaky }
 	ok := func(context.Context) error { return nil }
-	_ = retry.Do(ctx, overload, fast)
+	down := fast.WithGuard(halfGuard())
+	_ = retry.Do(ctx, overload, down)
 	require.NoError(t, retry.Do(ctx, ok, fast))
 	require.True(t, s.Pushback(), "a later success leaves the failed call's verdict")
 	_ = retry.Do(ctx, flaky, fast)
 	require.False(t, s.Pushback(), "the call that failed last counts")
-	_ = retry.Do(ctx, overload, fast)
+	_ = retry.Do(ctx, overload, down)
 	require.True(t, s.Pushback())
 }
 

@@ -149,15 +149,22 @@ func ExampleHandler() {
 		fmt.Println(err)
 		return
 	}
-	resp, err := (&http.Client{Transport: toMid}).Get(midSrv.URL)
-	if err != nil {
-		fmt.Println(err)
-		return
+	// The first requests could be bad luck: the mid's guard is still more
+	// than half full, so the mid asks for no pushback, and its caller
+	// retries. Once the guard has lost half its tokens, the mid asks its
+	// caller not to retry.
+	for i := 1; i <= 3; i++ {
+		resp, err := (&http.Client{Transport: toMid}).Get(midSrv.URL)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		_ = resp.Body.Close()
+		fmt.Printf("request %d: %s, pushback %q, not retried: %v\n", i, resp.Status,
+			resp.Header.Get("Retry-Pushback"), errors.Is(retryhttp.Err(resp), retry.ErrPushback))
 	}
-	defer resp.Body.Close()
-	fmt.Println(resp.Status, resp.Header.Get("Retry-Pushback"))
-	fmt.Println("not retried:", errors.Is(retryhttp.Err(resp), retry.ErrPushback))
 	// Output:
-	// 503 Service Unavailable never
-	// not retried: true
+	// request 1: 503 Service Unavailable, pushback "", not retried: false
+	// request 2: 503 Service Unavailable, pushback "", not retried: false
+	// request 3: 503 Service Unavailable, pushback "never", not retried: true
 }

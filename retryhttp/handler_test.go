@@ -51,6 +51,18 @@ func client(t *testing.T, guard *policy.Guard) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
+// learnt returns a guard of 50 tokens that has lost half of them to
+// failed retries: a guard that has seen the dependency in trouble, which
+// an overloaded call needs before it asks its callers not to retry.
+func learnt() *policy.Guard {
+	g := policy.NewGuard(50, 1)
+	for g.Tokens() > 25 {
+		g.Allow(time.Now())
+		g.Record(true, policy.Failed)
+	}
+	return g
+}
+
 // fetch makes a GET to url on ctx and returns the response, its body read.
 func fetch(t *testing.T, ctx context.Context, c *http.Client, url string) *http.Response {
 	t.Helper()
@@ -95,7 +107,7 @@ func startMid(t *testing.T, down *http.Client, fallback bool, urls ...string) *h
 
 func TestHandlerOverloadAsksNotToRetry(t *testing.T) {
 	l, leafSrv := startLeaf(t, http.StatusTooManyRequests)
-	mid := startMid(t, client(t, policy.NewGuard(50, 1)), false, leafSrv.URL)
+	mid := startMid(t, client(t, learnt()), false, leafSrv.URL)
 	g := policy.NewGuard(50, 1)
 	resp := fetch(t, context.Background(), client(t, g), mid.URL)
 
@@ -117,7 +129,7 @@ func TestHandlerSignalCarriesNoDetail(t *testing.T) {
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(plain.Close)
-	mid := startMid(t, client(t, nil), false, leafSrv.URL)
+	mid := startMid(t, client(t, learnt()), false, leafSrv.URL)
 	raw := &http.Client{}
 	a, b := fetch(t, context.Background(), raw, mid.URL), fetch(t, context.Background(), raw, plain.URL)
 	for _, h := range []http.Header{a.Header, b.Header} {
@@ -125,6 +137,24 @@ func TestHandlerSignalCarriesNoDetail(t *testing.T) {
 	}
 	b.Header.Set("Retry-Pushback", "never")
 	require.Equal(t, b.Header, a.Header, "the signal is one header, and nothing else is added")
+}
+
+// TestHandlerOverloadByChanceKeepsRetries: a call whose four attempts all
+// met a 429, at a dependency the guard still finds healthy, is bad luck at
+// a server that sheds a share of its requests: the caller's retry is let
+// through, and succeeds.
+func TestHandlerOverloadByChanceKeepsRetries(t *testing.T) {
+	var n atomic.Int32
+	leafSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 4 {
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}))
+	t.Cleanup(leafSrv.Close)
+	mid := startMid(t, client(t, policy.NewGuard(50, 1)), false, leafSrv.URL)
+	resp := fetch(t, context.Background(), client(t, nil), mid.URL)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "the caller's retry reached the leaf again")
+	require.EqualValues(t, 5, n.Load())
 }
 
 func TestHandlerPartialFailureKeepsRetries(t *testing.T) {
@@ -157,7 +187,7 @@ func TestHandlerDownstreamWithoutRetrykit(t *testing.T) {
 func TestHandlerLastFailedDependencyCounts(t *testing.T) {
 	_, overloaded := startLeaf(t, http.StatusTooManyRequests)
 	_, flaky := startLeaf(t, http.StatusServiceUnavailable)
-	down := client(t, nil)
+	down := client(t, learnt())
 	for _, tc := range []struct {
 		name   string
 		urls   []string
@@ -204,7 +234,7 @@ func TestHandlerGarbledPreviousAttempts(t *testing.T) {
 
 func TestHandlerPushbackStopsHedgedRequest(t *testing.T) {
 	_, leafSrv := startLeaf(t, http.StatusTooManyRequests)
-	mid := startMid(t, client(t, nil), false, leafSrv.URL)
+	mid := startMid(t, client(t, learnt()), false, leafSrv.URL)
 	var calls atomic.Int32
 	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
