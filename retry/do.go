@@ -14,21 +14,25 @@ var (
 
 // Do calls fn until it succeeds, fails for good, or the policy or ctx says
 // stop. It waits the policy's delay between attempts. It returns one of
-// these:
+// these. The same list, in the same order, is in docs/calls.md, under "How
+// a call ends".
 //
 //   - nil on success.
 //   - fn's error as it is, when fn marked it with [Permanent] or the policy
 //     does not retry it. The mark is removed.
 //   - An [*Error] matching [ErrExhausted] and the last error, when the
 //     attempt limit or the time limit ends the call. Do never starts a wait
-//     that would end past the time limit. It gives up then and there.
+//     that would end past the time limit. It gives up then and there. On a
+//     context from [Serve] whose request is a retry already, the first
+//     failed answer of the dependency ends the call with this error.
 //   - An [*Error] matching [ErrThrottled] and the last error, when the call
 //     reaches its attempt or time limit while the policy's guard holds its
 //     retries back. A denied retry does not end the call by itself. The call
 //     waits the next delay and asks again. The denied retry uses up the
 //     attempt it replaced. When ctx's deadline comes first, the call ends
-//     with ctx's error instead. On a context from [Serve], the call also
-//     ends so, at once, when its guard has no whole token left.
+//     with ctx's error instead. On a context from [Serve], the call does
+//     not wait for a token. It ends at once with this error when its guard
+//     has no whole token left.
 //   - An [*Error] matching ctx's error and the last error, when ctx is done.
 //     Do returns at once, even in the middle of a wait. When ctx is done
 //     before the first attempt, fn is not called. When the next wait would
@@ -50,11 +54,12 @@ var (
 // times it waits. A panic in fn is not recovered.
 //
 // On a context from [Serve] whose request is a retry already, the call
-// does not retry an answer of its dependency. Its end is recorded for the
-// server, as [Served] says.
+// does not retry an answer of its dependency. It still retries an attempt
+// that never reached the dependency, such as a refused connection. Its end
+// is recorded for the server, as [Served] says.
 //
 // Time counts from the start of the call, the first attempt included. The
-// time limit, [Error].Elapsed and the hooks' Elapsed all count so. Elapsed
+// time limit, [Error].Elapsed and the hooks' Elapsed all count from there. Elapsed
 // is 0 when nothing times the call. A deadline, a time limit, hooks or a
 // stable-run reset rule time a call. A call that nothing times does not
 // read the clock for itself.

@@ -23,6 +23,10 @@ import (
 //     the Loop.
 //   - An [*Error] matching ctx's error and the last run's error, when ctx
 //     ends the Loop.
+//   - An [*Error] matching [ErrHintTooLong], at once, when a run's hint
+//     from [After] asks for too long a wait.
+//   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
+//     a nil fn or an invalid policy.
 //
 // A run whose error matches [ErrPushback] is a failed run like any other.
 // The server asked not to retry now, and Loop comes back after its

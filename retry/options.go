@@ -69,14 +69,18 @@ func WithHooks(h *Hooks) Option {
 // uses up the attempt it replaced. The call ends with [ErrThrottled] when
 // the retry denied was the last one the attempt limit allows. So a caller
 // held back waits its whole schedule, as it would have with every retry
-// made and failed. Take a drained guard that another call is using too,
-// whose one probe a second is spent, with
-// policy.Constant(100*time.Millisecond).WithMaxAttempts(4) and an operation
-// that always fails. The operation runs once. OnRetry and OnDenied are
-// called three times each. The call ends with ErrThrottled after 300ms.
-// DoneEvent.Attempts is 1 and DoneEvent.Denied is 3. Alone in flight, the
-// same call makes all four attempts: the guard never denies the retries of
-// a caller with one call in flight. See policy.Guard.
+// made and failed. An example:
+//
+//   - The guard has no token left, and this second's probe is spent.
+//   - Another call is in flight on the same guard.
+//   - The policy is policy.Constant(100*time.Millisecond).WithMaxAttempts(4).
+//   - The operation always fails.
+//
+// The operation runs once. OnRetry and OnDenied are called three times
+// each. The call ends with ErrThrottled after 300ms. DoneEvent.Attempts is
+// 1 and DoneEvent.Denied is 3. Alone in flight, the same call makes all
+// four attempts, because the guard never denies the retries of a call
+// alone in flight. See policy.Guard.
 //
 // Count retries made from OnAttempt, as its events with Attempt above 1 and
 // Hedge false. OnRetry counts waits announced, which include denied
