@@ -46,6 +46,11 @@
 // schedule). Durations
 // are what time.ParseDuration reads (500ms, 2s, 1m30s).
 //
+// The default of 5 attempts applies only without -policy. A -policy text
+// with no "attempts" and no "elapsed" sets no limit. The command then runs
+// until it succeeds, until -timeout ends the run, or until a signal does.
+// Add -attempts to such a text to bound it.
+//
 // retry never starts a wait that would end past -timeout or the policy's
 // "elapsed" setting. The run ends then, with the last attempt's status, so
 // "-timeout 2m" may end it well before two minutes when the waits are long.
