@@ -18,9 +18,9 @@ import (
 var ErrPushback = errors.New("retry: the server asked not to retry")
 
 // Served tells a server whether its failed answer to one request should ask
-// the caller not to retry. Get one with [Serve]. The answer asks so when
-// the call that failed last on the request's context gave up for a reason
-// that a retry upstream would only repeat. These are the reasons:
+// the caller not to retry. Get one with [Serve]. Served looks at the last
+// call that failed on the request's context. The answer asks the caller not
+// to retry when that call gave up for one of these reasons:
 //
 //   - The policy's guard shed the call, with [ErrShed].
 //   - The guard held the call's retries back, with [ErrThrottled], after an

@@ -11,14 +11,19 @@ import (
 )
 
 // UnaryServerInterceptor returns a server interceptor that asks callers not
-// to retry a failed call when the retrykit calls its handler made on the
-// call's context gave up for a reason a retry would only repeat. The rule
-// is that of retry.Served: the call that failed last was held back by its
-// guard, or left its guard without a whole token, or saw nothing but
-// overload, or was itself asked not to retry. The failed call's trailer
-// then carries the pushback grpc-retry-pushback-ms: -1 (gRPC A6), which
-// this package's client interceptors and grpc-go's own retry policy both
-// honour. Nothing else is added: no detail of the failure leaves the
+// to retry a failed call when their retry would meet the same failure. It
+// looks at the last retrykit call that failed on the call's context. The
+// failed call's trailer carries the pushback when that call ended in one of
+// these ways:
+//
+//   - Its guard held it back.
+//   - It left its guard without a whole token.
+//   - Every attempt of it showed overload.
+//   - Its dependency asked it not to retry.
+//
+// retry.Served gives the exact rule. The pushback is the trailer
+// grpc-retry-pushback-ms: -1 of gRPC A6. This package's client
+// interceptors honour it, and so does grpc-go's own retry policy. Nothing else is added: no detail of the failure leaves the
 // server.
 //
 // The interceptor also reads the call's grpc-previous-rpc-attempts header.

@@ -21,14 +21,19 @@ const (
 	previousHeader = "Retry-Previous-Attempts"
 )
 
-// Handler wraps h so that a failed answer asks the caller not to retry when
-// the retrykit calls h made on the request's context gave up for a reason a
-// retry would only repeat. The rule is that of retry.Served: the call that
-// failed last was held back by its guard, or left its guard without a whole
-// token, or saw nothing but overload, or was itself asked not to retry. A
-// failed answer is a status of 429 or 500 and above. Such an answer then
-// carries the header "Retry-Pushback: never", and nothing else is added: no
-// detail of the failure leaves the server.
+// Handler adds the header "Retry-Pushback: never" to a failed answer of h
+// when a retry by the caller would meet the same failure. A failed answer
+// is a status of 429 or 500 and above. Handler looks at the last retrykit
+// call that failed on the request's context. The answer carries the header
+// when that call ended in one of these ways:
+//
+//   - Its guard held it back.
+//   - It left its guard without a whole token.
+//   - Every attempt of it showed overload.
+//   - Its dependency asked it not to retry.
+//
+// retry.Served gives the exact rule. Nothing else is added to the answer,
+// so no detail of the failure leaves the server.
 //
 // A Transport that gets a response with that header does not retry it.
 // [Err] returns an error matching retry.ErrPushback for it, and the guard

@@ -123,8 +123,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // hedged. The losers' responses are drained and closed (see [New]).
 //
 // Retry at one layer. A response with the header "Retry-Pushback: never"
-// is not retried: its server, behind [Handler], already retried and gave
-// up for a reason a retry would only repeat. It comes back as the final
+// is not retried. Its server, behind [Handler], already retried and gave
+// up in a way a retry would meet again. It comes back as the final
 // response, [Err] returns an error matching retry.ErrPushback for it, and
 // the guard counts it as overload. Each retry carries the header
 // "Retry-Previous-Attempts" with the attempts that came before it. A request
