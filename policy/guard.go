@@ -234,9 +234,9 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 
 // Start tells the guard that a call is about to make its first attempt,
 // and returns nil when it may. It returns an error that says why when the
-// guard holds new calls back. That happens when the last 16 attempts in a
-// row showed overload, with no success or fast failure between them, and
-// 16 calls are in flight already. Either way the call counts as in flight
+// guard holds new calls back. That happens once the last 16 attempts in a
+// row have shown overload, with no success or fast failure between them,
+// to a new call that finds 16 or more calls in flight. Either way the call counts as in flight
 // from then until [Guard.Done], its waits included. Call Done once the call
 // ends, and at once for a call held back.
 //

@@ -23,9 +23,10 @@ var ErrExhausted = errors.New("retry: exhausted")
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first
-// attempt, when its policy's guard holds new calls back. The guard does so
-// while the last 16 attempts in a row showed overload, as policy.Guard
-// defines it, and 16 calls are in flight already. See policy.Guard.Start.
+// attempt, when its policy's guard holds new calls back. Once the last 16
+// attempts in a row have shown overload, with no success or fast failure
+// between them, a new call that finds 16 or more calls in flight fails
+// this way. policy.Guard defines overload and is the home of this rule.
 // The operation never ran, so the call is safe to make again later, even
 // when the operation is not idempotent. The error's message says why the
 // call was held back. Its Last is nil. [Loop] is never held back.
