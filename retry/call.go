@@ -78,8 +78,8 @@ func (c *call) timed() bool {
 // run is the retry loop, in the order the package doc states: make an
 // attempt; end on success, a Permanent error or one the policy does not
 // retry; account for the outcome; work out the next wait; end if a limit
-// says so; wait; ask the guard; go again. A retry the guard denies is
-// waited out as if it had failed, and asked for again after the next wait.
+// says so; wait; ask the guard; go again. The call waits for a retry the
+// guard denies as if it had failed, and asks again after the next wait.
 // The guard is asked after the wait, not before: when the retry would
 // start, with what the guard has learnt meanwhile.
 //

@@ -25,8 +25,8 @@ import (
 //     at slog.LevelInfo, whichever is lower. The record has the hedges
 //     started, and the attempt that won when it was not the last to start.
 //   - "retry: stopped" at slog.LevelDebug, not as a failure, for a call
-//     whose own context was cancelled. A Loop is logged so too when its
-//     context is cancelled or reaches its deadline. That is the usual end
+//     whose own context was cancelled. A Loop is logged as "retry: stopped"
+//     too when its context is cancelled or reaches its deadline. That is the usual end
 //     of a Loop. Any other call that reaches its context's deadline is
 //     logged as "retry: gave up".
 //
