@@ -51,7 +51,8 @@
 // # How a call ends
 //
 // A call ends in one of these ways. The README gives the same list, and
-// docs/calls.md gives it in full, in the same order:
+// docs/calls.md gives it in full, in the same order, and is the home of
+// these rules:
 //
 //   - nil on success.
 //   - The operation's own error, as it is, when it was marked with
@@ -72,7 +73,7 @@
 //     once, when the server asked not to retry. retry.Loop goes on instead.
 //   - A *retry.Error matching retry.ErrShed, at once and before the
 //     operation runs, when the policy's guard holds new calls back. The
-//     guard does so while the dependency answers nothing but overload.
+//     policy.Guard doc gives the rule.
 //   - An error matching retry.ErrInvalid, before anything runs, for a nil
 //     context, a nil function or an invalid policy. For an invalid policy it
 //     matches policy.ErrInvalid too.
