@@ -18,7 +18,8 @@ import (
 //
 //   - Its guard held it back.
 //   - It left its guard without a whole token.
-//   - Every attempt of it showed overload.
+//   - Every attempt of it showed overload, and its guard has lost at least
+//     half of its capacity.
 //   - Its dependency asked it not to retry.
 //
 // retry.Served gives the exact rule. The pushback is the trailer

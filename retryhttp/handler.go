@@ -29,7 +29,8 @@ const (
 //
 //   - Its guard held it back.
 //   - It left its guard without a whole token.
-//   - Every attempt of it showed overload.
+//   - Every attempt of it showed overload, and its guard has lost at least
+//     half of its capacity.
 //   - Its dependency asked it not to retry.
 //
 // retry.Served gives the exact rule. Nothing else is added to the answer,
