@@ -45,8 +45,8 @@
 //		return client.Ping(ctx)
 //	}, policy.Default().WithMaxAttempts(5))
 //
-// Attempts always count the first call: WithMaxAttempts(5) makes the call
-// and at most four retries.
+// Attempts always count the first attempt: WithMaxAttempts(5) makes the first
+// attempt and at most four retries.
 //
 // # How a call ends
 //

@@ -150,8 +150,8 @@ func (p Policy) WithCap(limit time.Duration) Policy {
 }
 
 // WithMaxAttempts returns a copy that makes at most n attempts. Attempts
-// count the first call: n == 1 means no retry, n == 3 means the call and two
-// retries. In retry.Loop, n counts the failed runs in a row. A call that
+// count the first attempt: n == 1 means no retry, n == 3 means the first
+// attempt and two retries. In retry.Loop, n counts the failed runs in a row. A call that
 // reaches the limit ends with an error matching retry.ErrExhausted and the
 // last error, or retry.ErrThrottled when the guard was holding its retries
 // back. WithMaxAttempts(0) removes the limit. A negative n makes the policy

@@ -10,7 +10,7 @@ import "time"
 // predicate are read through [Policy.Backoff] and [Policy.Retryable].
 
 // MaxAttempts returns the attempt limit set by WithMaxAttempts. Attempts
-// count the first call. 0, the default, means no limit.
+// count the first attempt. 0, the default, means no limit.
 func (p Policy) MaxAttempts() int { return p.cfg().maxAttempts }
 
 // MaxElapsed returns the time limit set by WithMaxElapsed, counted from the

@@ -56,7 +56,7 @@ var ErrInvalid = errors.New("retry: invalid call")
 // and errors.Is(err, io.ErrUnexpectedEOF) can both hold.
 type Error struct {
 	// Attempts is the number of times the operation ran, counting the
-	// first call. In [Loop] it is what the attempt limit counts: the failed
+	// first attempt. In [Loop] it is what the attempt limit counts: the failed
 	// runs in a row since the last run that succeeded or started over. The
 	// message gives Loop's total runs too.
 	Attempts int

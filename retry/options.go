@@ -99,7 +99,7 @@ func WithHooks(h *Hooks) Option {
 // returns. For a hedge that lost, that may be after the call has returned.
 // OnAttemptDone must then be safe for concurrent use.
 type Hooks struct {
-	// OnAttempt is called just before each attempt starts: the first call,
+	// OnAttempt is called just before each attempt starts: the first attempt,
 	// every retry, every hedge, every Loop run. It returns the context the
 	// attempt runs with. Return ctx unchanged, or nil, to keep it. So a
 	// tracer can start a span for each attempt. When a call has several
@@ -133,7 +133,7 @@ func (h *Hooks) empty() bool {
 
 // AttemptEvent describes one attempt, to OnAttempt and OnAttemptDone.
 type AttemptEvent struct {
-	Attempt  int           // 1 for the first call, numbered in the order attempts start, hedges included
+	Attempt  int           // 1 for the first attempt, numbered in the order attempts start, hedges included
 	Hedge    bool          // started beside an attempt still running (policy hedging)
 	Wait     time.Duration // the wait made before this attempt (0 for the first, and for a hedge its hedge delay)
 	Err      error         // OnAttemptDone only: what the attempt returned
@@ -163,7 +163,7 @@ type RetryEvent struct {
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	// Attempts is the number of attempts made, counting the first call and
+	// Attempts is the number of attempts made, counting the first attempt and
 	// every hedge. It equals the calls of OnAttempt. In Loop it counts
 	// every run, while Error.Attempts counts the failed runs in a row.
 	Attempts int

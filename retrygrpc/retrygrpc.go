@@ -227,7 +227,7 @@ func policyFor(p policy.Policy, opts []grpc.CallOption) (policy.Policy, bool) {
 }
 
 // withPrevious returns ctx carrying the previous-attempts header for attempt
-// n (counting the first call), when it is a retry or is made while serving
+// n (counting the first attempt), when it is a retry or is made while serving
 // one (see retry.PreviousAttempts). Otherwise it returns ctx itself.
 func withPrevious(ctx context.Context, n int) context.Context {
 	prev := n - 1 + retry.PreviousAttempts(ctx)

@@ -6,7 +6,7 @@ import "context"
 type attemptKey struct{}
 
 // Attempt returns the number of the attempt whose request carries ctx,
-// counting the first call. A [Transport] puts the number in the context of
+// counting the first attempt. A [Transport] puts the number in the context of
 // every attempt's request after the first, hedges included, in the order
 // the attempts started. It sends no header for it. So the base RoundTripper reads it from the request it
 // is given, as Attempt(req.Context()). A context that carries no number

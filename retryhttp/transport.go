@@ -198,7 +198,7 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // is not valid. So a policy from a configuration file is reported once,
 // where the Transport is built, not on every request. When p has neither an
 // attempt limit nor a time limit, the Transport stops after 5 attempts. That
-// is the first call and four retries, as in go-retryablehttp's default and
+// is the first attempt and four retries, as in go-retryablehttp's default and
 // under gRPC's ceiling on maxAttempts.
 //
 // A nil base is a copy of http.DefaultTransport, made once and shared by

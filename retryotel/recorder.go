@@ -86,7 +86,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //     guard before its first attempt, with retry.ErrShed.
 //   - retry.client.call.retries, a histogram in {retry} after A96's
 //     grpc.client.call.retries, records the retries of each call that
-//     retried. A call's retries are its attempts, counting the first call,
+//     retried. A call's retries are its attempts, counting the first attempt,
 //     less one and less its hedges. In a Loop they are the runs after the
 //     first. So the histogram's count is the calls that needed a retry, and
 //     a first-try success costs one measurement, not two.
@@ -112,7 +112,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // go to the tracer provider of the call's span. An attempt's span carries
 // these attributes.
 //
-//   - retry.attempt, the attempt's number, counting the first call. Hedges
+//   - retry.attempt, the attempt's number, counting the first attempt. Hedges
 //     count too, in the order the attempts started.
 //   - retry.hedge, true for an attempt started beside one still running.
 //   - retry.delay, the wait made before the attempt, in seconds. It is 0

@@ -19,10 +19,10 @@ const maxMessage = 128
 // The attributes of the span events. error.type and error.message are the
 // semantic conventions' names.
 const (
-	attrAttempt  = attribute.Key("retry.attempt")  // attempts made so far, counting the first call and hedges
+	attrAttempt  = attribute.Key("retry.attempt")  // attempts made so far, counting the first attempt and hedges
 	attrDelay    = attribute.Key("retry.delay")    // the wait about to start, in seconds
 	attrHinted   = attribute.Key("retry.hinted")   // the delay came from the operation's hint
-	attrAttempts = attribute.Key("retry.attempts") // attempts made, counting the first call and hedges
+	attrAttempts = attribute.Key("retry.attempts") // attempts made, counting the first attempt and hedges
 	attrHedges   = attribute.Key("retry.hedges")   // attempts started beside one still running
 	attrErrType  = attribute.Key("error.type")     // the error's class (see errorType)
 	attrErrMsg   = attribute.Key("error.message")  // the error's text, cut to maxMessage bytes

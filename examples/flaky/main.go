@@ -50,7 +50,7 @@ func run() error {
 	defer warm.Close()
 
 	// The kubelet's 10s ×2 capped at 300s, in milliseconds; at most six
-	// attempts (the first call counts), each of them cut off after 100ms.
+	// attempts (the first attempt counts), each of them cut off after 100ms.
 	p := policy.Exponential(10 * time.Millisecond).WithCap(300 * time.Millisecond).
 		WithMaxAttempts(6).WithAttemptTimeout(100 * time.Millisecond)
 	fmt.Printf("policy: %v\n", p)
