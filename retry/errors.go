@@ -55,10 +55,10 @@ var ErrInvalid = errors.New("retry: invalid call")
 // reason and the last operation error. So errors.Is(err, context.Canceled)
 // and errors.Is(err, io.ErrUnexpectedEOF) can both hold.
 type Error struct {
-	// Attempts is the number of times the operation ran, counting the
-	// first attempt. In [Loop] it is what the attempt limit counts: the failed
-	// runs in a row since the last run that succeeded or started over. The
-	// message gives Loop's total runs too.
+	// Attempts counts the attempts that ran, the first attempt included.
+	// A denied retry uses up the attempt it replaced but is not counted.
+	// In [Loop] it is the failed runs in a row since the last run that
+	// succeeded or started over. The message gives Loop's total runs too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it. In Loop it counts from
