@@ -266,15 +266,15 @@ func (g *Guard) Done() { g.flight.Add(-1) }
 // flight.
 func (g *Guard) alone() bool { return g.flight.Load() == 1 }
 
-// AllowHedge reports whether a hedge may start beside a slow attempt. It
-// may only while nine tenths of the capacity would be left after it, and
-// never as a probe. Unlike a retry, a hedge takes its token as it starts,
-// because whether it was worth it is known late. A hedge that wins earns
-// the ratio back, like any success. A hedge that loses keeps its token
-// spent. So hedges that lose spend the guard down to nine tenths and then
-// stop, and the rest stays for retries. Only successes faster than the
-// hedge delay lift the guard above that line again (see [Slow]). Overload
-// keeps it below.
+// AllowHedge reports whether a hedge may start beside a slow attempt. A
+// hedge starts only when at least nine tenths of the guard's capacity
+// would be left after it takes its token. It never starts as a probe. Unlike
+// a retry, a hedge takes its token as it starts, because whether it was
+// worth it is known late. A hedge that wins earns the ratio back, like any
+// success. A hedge that loses keeps its token spent. So hedges that lose
+// spend the guard down to nine tenths and then stop, and the rest stays for
+// retries. Only successes faster than the hedge delay lift the guard above
+// that line again (see [Slow]). Overload keeps it below.
 func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()

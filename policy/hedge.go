@@ -21,10 +21,11 @@ const maxHedgeInFlight = 10
 //
 // Every hedge counts against the policy's attempt limit. A policy with a
 // guard starts a hedge only when [Guard.AllowHedge] admits it. Each hedge
-// takes a token from the guard as it starts, and the guard admits hedges
-// only while it is above nine tenths full. So hedges that never win stop,
-// and hedging cannot feed an overload. Hedge only operations that are safe
-// to run twice at once, such as reads and idempotent writes.
+// takes a token from the guard as it starts. A hedge starts only when at
+// least nine tenths of the guard's capacity would be left after it takes
+// its token. So hedges that never win stop, and hedging cannot feed an
+// overload. Hedge only operations that are safe to run twice at once, such
+// as reads and idempotent writes.
 //
 // The zero Hedging hedges nothing. A Hedging is a plain value. The
 // [Latency] it may point to is shared, and is safe for concurrent use.

@@ -36,8 +36,9 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // hedge not yet started.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only while the guard is above nine tenths full.
-// See policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
+// guard, a hedge starts only when at least nine tenths of the guard's
+// capacity would be left after it takes its token. See
+// policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
 // so hedges that never win stop. An attempt that succeeds only after the
 // hedge delay adds nothing above that line: see policy.Slow. So a
 // dependency that slows down as a whole stops getting hedges, while
