@@ -163,12 +163,13 @@ func (p Policy) WithMaxAttempts(n int) Policy {
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
 // would end more than d after the start of the call. The time counts from
 // the start of each call, its first attempt included, never from the
-// policy's construction. In retry.Loop it counts from the start of the
-// current run of failures. A call that the limit ends returns an error
-// matching retry.ErrExhausted and the last error, or retry.ErrThrottled when
-// the guard was holding its retries back. The limit never interrupts a
-// running attempt: give the context a deadline for that. WithMaxElapsed(0) removes
-// the limit. A negative d makes the policy invalid.
+// policy's construction. In retry.Loop it counts from the end of the last
+// run that succeeded or started the back-off over. When there is no such
+// run, it counts from the start of the Loop. A call that the limit ends
+// returns an error matching retry.ErrExhausted and the last error, or
+// retry.ErrThrottled when the guard was holding its retries back. The
+// limit never interrupts a running attempt: give the context a deadline for
+// that. WithMaxElapsed(0) removes the limit. A negative d makes the policy invalid.
 //
 // WithMaxElapsed bounds the whole call. [Policy.WithCap] bounds each
 // scheduled wait and never ends a call. [Policy.WithMaxHint] bounds a

@@ -62,10 +62,10 @@ type Error struct {
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it. In Loop it counts from
-	// the end of the last run that succeeded or started the back-off over,
-	// or from the start of the Loop when there is none. It is 0 for a call
-	// that nothing times. A deadline, a time limit, hooks or a stable-run
-	// reset rule time a call.
+	// the end of the last run that succeeded or started the back-off over.
+	// When there is no such run, it counts from the start of the Loop. It
+	// is 0 for a call that nothing times. A deadline, a time limit, hooks
+	// or a stable-run reset rule time a call.
 	Elapsed time.Duration
 	// Last is the error of the last attempt. It is nil when no attempt
 	// ran, and in Loop when the last run succeeded.

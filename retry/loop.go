@@ -42,8 +42,9 @@ import (
 //
 // The policy's attempt and time limits count the current run of failures.
 // That run starts after the last run that succeeded or started the
-// back-off over. The time limit counts from the end of that last run, or
-// from the start of the Loop when there is none. So WithMaxAttempts(5)
+// back-off over. The time limit counts from the end of the last run that
+// succeeded or started the back-off over. When there is no such run, it
+// counts from the start of the Loop. So WithMaxAttempts(5)
 // means "give up after five failed runs in a row", and
 // WithMaxElapsed(time.Minute) means "give up when failures have lasted a
 // minute". When a limit ends Loop, the [*Error]'s Attempts are the failed

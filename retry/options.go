@@ -169,7 +169,8 @@ type DoneEvent struct {
 	Attempts int
 	// Elapsed is Error.Elapsed: the time from the start of the call to its
 	// end. In Loop it counts from the end of the last run that succeeded
-	// or started the back-off over, as the time limit does.
+	// or started the back-off over. When there is no such run, it counts
+	// from the start of the Loop. The time limit counts the same way.
 	Elapsed time.Duration
 	// Err is what the call returns. Integrations may return less: the
 	// retryhttp Transport returns a final response with a nil error, and
