@@ -56,7 +56,8 @@
 //
 //   - nil on success.
 //   - The operation's own error, as it is, when it was marked with
-//     retry.Permanent or the policy's WithRetryIf does not retry it.
+//     retry.Permanent or the policy's WithRetryIf does not retry it. A
+//     top-level mark is removed.
 //   - A *retry.Error matching retry.ErrExhausted and the last error, when
 //     the attempt or time limit ends the call.
 //   - A *retry.Error matching retry.ErrThrottled and the last error, when the

@@ -19,7 +19,7 @@ var (
 //
 //   - nil on success.
 //   - fn's error as it is, when fn marked it with [Permanent] or the policy
-//     does not retry it. The mark is removed.
+//     does not retry it. A top-level mark is removed.
 //   - An [*Error] matching [ErrExhausted] and the last error, when the
 //     attempt limit or the time limit ends the call. Do never starts a wait
 //     that would end past the time limit. It gives up then and there. On a

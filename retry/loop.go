@@ -17,8 +17,8 @@ import (
 // Loop always returns a non-nil error. It is one of these, in the order
 // of [Do]'s list:
 //
-//   - fn's error as it is, without the mark, after a [Permanent] error or
-//     one the policy does not retry.
+//   - fn's error as it is, after a [Permanent] error or one the policy
+//     does not retry. A top-level mark is removed.
 //   - An [*Error] matching [ErrExhausted], when the policy's limits end
 //     the Loop.
 //   - An [*Error] matching ctx's error and the last run's error, when ctx
