@@ -47,7 +47,8 @@ var (
 //     the policy's guard holds new calls back. Its Last is nil. See
 //     [ErrShed] for when the guard does so.
 //   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
-//     a nil fn or an invalid policy.
+//     a nil fn or an invalid policy. For an invalid policy it matches
+//     policy.ErrInvalid too.
 //
 // The first attempt runs at once. A zero delay retries at once, with no
 // timer. A call that waits on the real clock uses one timer, however many
