@@ -45,8 +45,10 @@ func (k JitterKind) String() string {
 }
 
 // Jitter spreads the delays of a schedule. The zero Jitter is no jitter.
-// Fraction is the f of Proportional and Symmetric, and the other kinds ignore
-// it. A Jitter is a plain value: [Jitter.Apply] is a pure function of its
+// Fraction is the f of Proportional and Symmetric. [Jitter.Apply] ignores
+// it for the other kinds. Package policy checks it: Proportional takes a
+// finite Fraction ≥ 0, Symmetric one from 0 to 1, and the other kinds only
+// 0. A Jitter is a plain value: [Jitter.Apply] is a pure function of its
 // arguments, safe for concurrent use.
 type Jitter struct {
 	Kind     JitterKind

@@ -193,10 +193,10 @@ func (p Policy) WithRetryIf(retryable func(error) bool) Policy {
 }
 
 // WithJitter returns a copy that spreads its delays with j. backoff.JitterKind
-// gives each kind's formula. The jittered delay stays within the cap. An
-// unknown kind makes the policy invalid, and so does a Fraction outside its
-// kind's range. Proportional takes a finite Fraction ≥ 0, Symmetric one from
-// 0 to 1, and the other kinds only 0.
+// gives each kind's formula. The jittered delay stays within the cap.
+// Proportional takes a finite Fraction ≥ 0, Symmetric one from 0 to 1, and
+// the other kinds only 0. Any other Fraction makes the policy invalid, and
+// so does an unknown kind.
 func (p Policy) WithJitter(j backoff.Jitter) Policy {
 	return p.with(func(c *config) { c.jitter = j })
 }
