@@ -27,11 +27,13 @@ import (
 // of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
 // Transport. A guard in p (Policy.WithGuard) takes its place. [WithGuard]
 // shares one guard between limiters, or turns the guard off. The limiter
-// tells the guard how each reconcile ended. Each requeue follows a failure,
-// and takes a token. Each Forget counts as a success, and adds the guard's
-// ratio. This is true also of a Forget that gives an item up, because the
-// limiter cannot tell the two apart. Before each requeue, the limiter asks
-// the guard whether the requeue may go ahead at its back-off delay.
+// tells the guard how each reconcile ended. The guard counts each failed
+// reconcile as a retry that failed fast, which takes one token. It counts
+// each Forget as a first try that succeeded, which adds the ratio: one
+// token for the limiter's own guard. A Forget that gives an item up counts
+// the same, because the limiter cannot tell the two apart. The table in the
+// policy.Guard doc gives these amounts. Before each requeue, the limiter
+// asks the guard whether the requeue may go ahead at its back-off delay.
 //
 // A requeue the guard denies waits longer instead, never less than its own
 // delay. The queue runs an item whenever its delay ends, so "not now" has
