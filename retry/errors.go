@@ -74,8 +74,9 @@ type Error struct {
 	//   - ErrExhausted: the attempt or time limit ended the call. A hint
 	//     that would have ended past the time limit gives this Cause too.
 	//   - ErrThrottled: a limit ended the call while the guard denied its
-	//     retries. On a context from [Serve], the guard's empty tokens also
-	//     end the call so.
+	//     retries. On a context from [Serve], the call does not wait for a
+	//     token. It ends at once with ErrThrottled when its guard has no
+	//     whole token left.
 	//   - The context's error: the context ended the call. It is
 	//     context.DeadlineExceeded also when the next wait would have ended
 	//     after the context's deadline, whether or not a hint asked for it.

@@ -105,9 +105,10 @@ type Hooks struct {
 	// tracer can start a span for each attempt. When a call has several
 	// Hooks, each OnAttempt gets the context the one before returned.
 	OnAttempt func(context.Context, AttemptEvent) context.Context
-	// OnAttemptDone is called when that attempt returns. Its context is
-	// the one this Hooks's OnAttempt returned, or the one it would have
-	// been given when this Hooks has none. Its event is OnAttempt's, with
+	// OnAttemptDone is called when that attempt returns. It gets the
+	// context that the OnAttempt of the same Hooks returned. When that
+	// OnAttempt is nil or returned nil, it gets the context that OnAttempt
+	// would have been given. Its event is OnAttempt's, with
 	// Err and Duration filled in. It is called for every attempt.
 	OnAttemptDone func(context.Context, AttemptEvent)
 	// OnRetry is called when a wait is announced: after a failed attempt,
