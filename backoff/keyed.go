@@ -87,7 +87,7 @@ func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
 // returns the key's position instead of its delay. The position is 1 for a
 // new key, a forgotten one or one idle past the window. For any other key it
 // is one more than before. Advance is for a caller that draws its own delay
-// for the position, a jittered one say.
+// for the position, for example a jittered one.
 func (k *Keyed[K]) Advance(key K, now time.Time) int {
 	k.mu.Lock()
 	t := k.turn(now)

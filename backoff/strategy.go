@@ -7,7 +7,7 @@ import (
 
 // A Strategy hands out the delays of one sequence of attempts, one at a time.
 // Next returns the delay before the next attempt. Reset starts the sequence
-// over, after a success say.
+// over, for example after a success.
 //
 // A Strategy holds state, so it belongs to one sequence, such as one
 // connection, one container or one key. Give each independent operation its

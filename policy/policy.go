@@ -202,7 +202,8 @@ func (p Policy) WithJitter(j backoff.Jitter) Policy {
 }
 
 // WithRandom returns a copy that draws its jitter from src, so that a test
-// can reproduce a schedule from a seed, with rand.NewPCG(seed, seed) say.
+// can reproduce a schedule from a seed, for example with
+// rand.NewPCG(seed, seed).
 // The policy serialises its use of src, which need not be safe for
 // concurrent use. nil restores the default: math/rand/v2's global source,
 // which is safe for concurrent use and allocation-free.

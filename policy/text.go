@@ -77,8 +77,8 @@ func (p Policy) MarshalText() ([]byte, error) {
 //
 // On success the text replaces *p whole. The settings that have no words
 // are reset to none: a clock, a guard, hedging, a retry predicate and a
-// random source. Give them after reading: call p.WithGuard(g), say, on the
-// policy that a flag or a file produced.
+// random source. Give them after reading. For example, call p.WithGuard(g)
+// on the policy that a flag or a file produced.
 func (p *Policy) UnmarshalText(text []byte) error {
 	q, err := parse(string(text))
 	if err != nil {

@@ -17,9 +17,9 @@ var ErrExhausted = errors.New("retry: exhausted")
 // attempts or time while its policy's guard holds its retries back. The
 // error matches the last attempt's error too. The call waited each delay of
 // its schedule. The guard denied the retries that were to follow, so they
-// were not made. On a context from [Serve], a call also ends with
-// ErrThrottled, at once, when its guard has no whole token left for a
-// retry. [Loop] is never ended by the guard. See policy.Guard.
+// were not made. On a context from [Serve], the call does not wait for a
+// token. It ends at once with ErrThrottled when its guard has no whole
+// token left. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error a call returns at once, before its first

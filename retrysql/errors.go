@@ -56,7 +56,7 @@ var ErrAmbiguousCommit = errors.New("retrysql: commit outcome unknown")
 //
 // The caller decides what to do. It can read the data back to learn whether
 // the transaction landed. Or it can make the transaction idempotent, with a
-// unique request id say, so that running it again is harmless.
+// unique request id for example, so that running it again is harmless.
 type AmbiguousCommitError struct {
 	// Attempts is the number of times the transaction ran, counting the
 	// first. The COMMIT of the last one is in doubt.

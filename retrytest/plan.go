@@ -39,7 +39,7 @@ type Step struct {
 }
 
 // Then says what a [Plan] does once its last step has ended. A plan whose
-// last step ends must say so. [New] refuses the zero Then for such a plan.
+// last step ends must say what comes after it. [New] refuses the zero Then for such a plan.
 type Then int
 
 const (
