@@ -18,7 +18,8 @@ import (
 
 // blockedSend is a stream whose SendMsg waits, as gRPC's does on flow
 // control, until the other side has received. It tells sending when a
-// SendMsg has started to wait.
+// SendMsg has started to wait. received holds one message, so that a
+// RecvMsg that comes before the send reaches its wait is not lost.
 type blockedSend struct {
 	grpc.ClientStream
 	sending  chan struct{}
@@ -45,7 +46,7 @@ func TestStreamSendWaitingOnFlowControlDoesNotBlockRecv(t *testing.T) {
 	// One goroutine sends while another receives, as grpc.ClientStream
 	// allows: a send that waits for the peer must not hold the lock the
 	// receiver needs to take its message in.
-	fake := &blockedSend{sending: make(chan struct{}), received: make(chan struct{})}
+	fake := &blockedSend{sending: make(chan struct{}), received: make(chan struct{}, 1)}
 	streamer := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
 		return fake, nil
 	}
