@@ -76,9 +76,10 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // derived from ctx would. Once the call has returned, cancelling ctx no
 // longer ends it, and ctx keeps no reference to it. Under the policy's
 // attempt timeout, it ends at its own timeout too. The contexts of the other
-// attempts are cancelled when their round ends. A round's failure whose
-// value a later round replaces has its context cancelled when the call
-// starts to wait after it.
+// attempts are cancelled when their round ends. When every attempt of a
+// round fails, the call keeps one failure's value. If the call then waits
+// and starts another round, that failure's context is cancelled as the
+// wait starts.
 //
 // discard gets the values of every other attempt. Those are the attempts
 // that failed and were retried, and the hedges that lost, including those

@@ -175,7 +175,9 @@ type DoneEvent struct {
 	Elapsed time.Duration
 	// Err is what the call returns. Integrations may return less: the
 	// retryhttp Transport returns a final response with a nil error, and
-	// Err then says why the loop stopped, as retryhttp.Err does.
+	// Err is then the loop's error. For a response that was not retried, Err
+	// is the attempt's error, such as "status 500 Internal Server Error",
+	// while retryhttp.Err returns nil.
 	Err error
 	// Won is the attempt whose success ended the call, numbered from 1 in
 	// the order the attempts started. It is 0 when no success ended the

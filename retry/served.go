@@ -38,8 +38,8 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 // says nothing, since a retry upstream may well succeed. Nor does a call
 // that the request's own context ended, or a call that succeeded. A refused
 // or reset connection, or an EOF before the answer, is a failure of the
-// hop, not an answer of the dependency. So when a call's last attempt
-// failed that way, its empty guard asks for no pushback.
+// hop, not an answer of the dependency. A call whose last attempt failed
+// that way asks for no pushback, even when its guard has no token left.
 //
 // A server asks Served only for an answer that is a failure. A handler that
 // recovers from a failed call with a fallback answers a success, and so

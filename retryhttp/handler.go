@@ -27,7 +27,7 @@ const (
 // call that failed on the request's context. The answer carries the header
 // when that call ended in one of these ways:
 //
-//   - Its guard held it back.
+//   - Its guard shed it, or denied its retries.
 //   - It left its guard without a whole token.
 //   - Every attempt of it showed overload, and its guard has lost at least
 //     half of its capacity.
