@@ -128,9 +128,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the cause, ErrHintTooLong where a hint was too long, the
-// context's cause where it differs, and the last operation error, leaving out
-// those that are nil.
+// Unwrap returns the errors that errors.Is and errors.As look through. They
+// are the cause, and the last operation error. ErrHintTooLong is added when
+// a hint was too long, and the context's cause when it differs from its
+// error. Nil ones are left out.
 func (e *Error) Unwrap() []error {
 	var hint error
 	if e.hint && e.Cause != ErrHintTooLong {

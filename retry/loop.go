@@ -10,9 +10,9 @@ import (
 // [Permanent] error or an error the policy does not retry.
 // It is for reconnect and restart work: watch streams, consumers,
 // supervised processes. Between runs it waits the policy's back-off,
-// whether the run failed or succeeded. It never waits less than 10ms, so a
-// run that ends at once cannot spin. Loop makes at most one run per 10ms,
-// whatever the policy or a hint says.
+// whether the run failed or succeeded. It never waits less than 10ms
+// between the end of one run and the start of the next, whatever the
+// policy or a hint says. So a run that ends at once cannot spin.
 //
 // Loop always returns a non-nil error. It is one of these, in the order
 // of [Do]'s list:

@@ -116,9 +116,9 @@ type Hooks struct {
 	// never called after the final attempt. A Loop announces its pause
 	// after a run that succeeded too, with Err nil.
 	OnRetry func(context.Context, RetryEvent)
-	// OnDenied is called when the policy's guard denies the retry that the
-	// wait OnRetry announced was for. No attempt ran. Its event is the one
-	// OnRetry was given for that wait.
+	// OnDenied is called after a wait that OnRetry announced, when the
+	// policy's guard denies the retry the call waited for. No attempt ran.
+	// Its event is the one OnRetry was given for that wait.
 	OnDenied func(context.Context, RetryEvent)
 	// OnDone is called exactly once when the call ends, with what it
 	// returns. A call refused before its first attempt is told too: a nil
@@ -173,9 +173,9 @@ type DoneEvent struct {
 	// or started the back-off over. When there is no such run, it counts
 	// from the start of the Loop. The time limit counts the same way.
 	Elapsed time.Duration
-	// Err is what the call returns. Integrations may return less: the
-	// retryhttp Transport returns a final response with a nil error, and
-	// Err is then the loop's error. For a response that was not retried, Err
+	// Err is what the call returns. An integration may return nil where the
+	// loop saw an error: the retryhttp Transport returns a final response
+	// with a nil error, and Err is then the loop's error. For a response that was not retried, Err
 	// is the attempt's error, such as "status 500 Internal Server Error",
 	// while retryhttp.Err returns nil.
 	Err error

@@ -52,10 +52,10 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // OPTIONS, TRACE, PUT or DELETE, or when it has a non-empty Idempotency-Key
 // header. Once the request's context is done, nothing is retried.
 //
-// The Transport applies the policy's own predicate too
-// (policy.Policy.WithRetryIf). [WithRetryIf] replaces the Transport's
-// classification, and sees the request, the response and the error. The
-// policy's predicate is asked after it, with the attempt's error, and can
+// Two predicates decide what is retried. This package's [WithRetryIf]
+// replaces the Transport's classification, and sees the request, the
+// response and the error. The policy's own predicate,
+// policy.Policy.WithRetryIf, is asked after it, with the attempt's error, and can
 // only refuse more. For a response, that error's message is "status " and
 // the status, such as "status 503 Service Unavailable". An outcome that
 // either of them refuses is final. A refused response comes back with a nil
