@@ -316,13 +316,12 @@ func (g *Guard) Tokens() float64 {
 	return float64(g.tokens.Load()) / guardScale
 }
 
-// Capacity returns the most tokens the guard holds, the capacity given to
-// [NewGuard]. A nil *Guard has 0.
-func (g *Guard) Capacity() float64 {
-	if g == nil {
-		return 0
-	}
-	return float64(g.cap) / guardScale
+// Stalled reports whether the last 16 attempts in a row showed overload,
+// with no success or fast failure between them. It is the state in which
+// [Guard.Start] holds new calls back once 16 are in flight. A nil *Guard
+// is not stalled.
+func (g *Guard) Stalled() bool {
+	return g != nil && g.stall.Load() >= stallRun
 }
 
 // String describes the guard, for example "guard 10 tokens ratio 0.5"; a

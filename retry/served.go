@@ -28,10 +28,11 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 //   - The guard had no whole token left when the call ended, and the last
 //     attempt reached the dependency. Retries to it do not pay off.
 //   - Every attempt of the call showed overload, such as its timeouts, and
-//     the policy's guard has lost at least half of its capacity. One call
-//     whose attempts all met overload may be bad luck, at a dependency that
-//     sheds a share of its requests at random. The guard sees the
-//     dependency as a whole. Without a guard, such a call says nothing.
+//     so did the last 16 attempts in a row that the policy's guard saw
+//     (policy.Guard.Stalled). One call whose attempts all met overload may
+//     be bad luck, at a dependency that sheds a share of its requests at
+//     random. Sixteen in a row are not. Without a guard, such a call says
+//     nothing.
 //   - The dependency itself asked not to retry, with [ErrPushback].
 //
 // A call that ran out of attempts against failures that were not overload
@@ -153,10 +154,9 @@ func (c *call) repeat(err error) int {
 }
 
 // overloaded reports whether every attempt of the call showed overload
-// and the policy's guard agrees, having lost at least half its capacity.
+// and the policy's guard agrees: its last 16 attempts in a row did too.
 func (c *call) overloaded() bool {
-	g := c.p.Guard()
-	return c.attempts > 0 && !c.mixed && g != nil && g.Tokens() <= g.Capacity()/2
+	return c.attempts > 0 && !c.mixed && c.p.Guard().Stalled()
 }
 
 // unreached reports whether err, the last error of a call, says that the

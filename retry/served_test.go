@@ -35,21 +35,20 @@ func TestServedPartialFailureSaysRetry(t *testing.T) {
 	require.False(t, s.Pushback(), "failures that are not overload, with tokens left: a retry upstream may succeed")
 }
 
-// halfGuard returns a guard of 50 tokens that has lost half of them.
-func halfGuard() *policy.Guard {
+// stalledGuard returns a guard whose last 16 attempts showed overload.
+func stalledGuard() *policy.Guard {
 	g := policy.NewGuard(50, 1)
-	for g.Tokens() > 25 {
-		g.Allow(time.Now())
-		g.Record(true, policy.Failed)
+	for !g.Stalled() {
+		g.Record(false, policy.Overloaded)
 	}
 	return g
 }
 
 func TestServedOverloadSaysRepeat(t *testing.T) {
 	ctx, s := retry.Serve(context.Background(), 0)
-	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(halfGuard()))
+	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(stalledGuard()))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.True(t, s.Pushback(), "every attempt timed out, and the guard has lost half its tokens")
+	require.True(t, s.Pushback(), "every attempt timed out, and so did the guard's last 16")
 }
 
 // TestServedOverloadByChanceSaysRetry: one call whose attempts all met
@@ -62,8 +61,22 @@ func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 	ctx, s := retry.Serve(context.Background(), 0)
 	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Greater(t, g.Tokens(), g.Capacity()/2)
+	require.False(t, g.Stalled())
 	require.False(t, s.Pushback(), "the guard sees a healthy dependency")
+
+	// A guard drained below half by overload mixed with answers, as a
+	// dependency that sheds a third of its requests at random can leave
+	// it, is not stalled: the next call's four overloaded attempts are
+	// still bad luck.
+	low := policy.NewGuard(50, 1)
+	for low.Tokens() > 20 {
+		low.Record(false, policy.Overloaded)
+		low.Record(false, policy.Succeeded)
+		low.Record(true, policy.Overloaded)
+	}
+	ctx, s = retry.Serve(context.Background(), 0)
+	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(low))
+	require.False(t, s.Pushback(), "a guard low on tokens, but with answers among its attempts")
 
 	ctx, s = retry.Serve(context.Background(), 0)
 	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast)
@@ -120,7 +133,7 @@ func TestServedLastFailedCallCounts(t *testing.T) {
 	overload := func(context.Context) error { return context.DeadlineExceeded }
 	flaky := func(context.Context) error { return errFlaky }
 	ok := func(context.Context) error { return nil }
-	down := fast.WithGuard(halfGuard())
+	down := fast.WithGuard(stalledGuard())
 	_ = retry.Do(ctx, overload, down)
 	require.NoError(t, retry.Do(ctx, ok, fast))
 	require.True(t, s.Pushback(), "a later success leaves the failed call's verdict")

@@ -18,8 +18,8 @@ import (
 //
 //   - Its guard shed it, or denied its retries.
 //   - It left its guard without a whole token.
-//   - Every attempt of it showed overload, and its guard has lost at least
-//     half of its capacity.
+//   - Every attempt of it showed overload, and so did the last 16 attempts
+//     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //
 // retry.Served gives the exact rule. The pushback is the trailer

@@ -149,9 +149,9 @@ func ExampleHandler() {
 		fmt.Println(err)
 		return
 	}
-	// The first requests could be bad luck: the mid's guard is still more
-	// than half full, so the mid asks for no pushback, and its caller
-	// retries. Once the guard has lost half its tokens, the mid asks its
+	// The first requests could be bad luck: the mid's guard has not yet
+	// seen 16 overloaded attempts in a row, so the mid asks for no
+	// pushback, and its caller retries. Once it has, the mid asks its
 	// caller not to retry.
 	for i := 1; i <= 3; i++ {
 		resp, err := (&http.Client{Transport: toMid}).Get(midSrv.URL)

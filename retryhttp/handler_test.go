@@ -51,17 +51,21 @@ func client(t *testing.T, guard *policy.Guard) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// learnt returns a guard of 50 tokens that has lost half of them to
-// failed retries: a guard that has seen the dependency in trouble, which
-// an overloaded call needs before it asks its callers not to retry.
+// learnt returns a guard whose last 16 attempts showed overload: a guard
+// that has seen the dependency in trouble, which an overloaded call needs
+// before it asks its callers not to retry.
 func learnt() *policy.Guard {
 	g := policy.NewGuard(50, 1)
-	for g.Tokens() > 25 {
-		g.Allow(time.Now())
-		g.Record(true, policy.Failed)
+	for !g.Stalled() {
+		g.Record(false, policy.Overloaded)
 	}
 	return g
 }
+
+// byHost sends each request through the RoundTripper of its host.
+type byHost map[string]http.RoundTripper
+
+func (b byHost) RoundTrip(r *http.Request) (*http.Response, error) { return b[r.URL.Host].RoundTrip(r) }
 
 // fetch makes a GET to url on ctx and returns the response, its body read.
 func fetch(t *testing.T, ctx context.Context, c *http.Client, url string) *http.Response {
@@ -187,7 +191,12 @@ func TestHandlerDownstreamWithoutRetrykit(t *testing.T) {
 func TestHandlerLastFailedDependencyCounts(t *testing.T) {
 	_, overloaded := startLeaf(t, http.StatusTooManyRequests)
 	_, flaky := startLeaf(t, http.StatusServiceUnavailable)
-	down := client(t, learnt())
+	// One guard per dependency, as the docs ask: the overloaded leaf's has
+	// seen it in trouble.
+	down := &http.Client{Transport: byHost{
+		overloaded.Listener.Addr().String(): client(t, learnt()).Transport,
+		flaky.Listener.Addr().String():      client(t, policy.NewGuard(50, 1)).Transport,
+	}}
 	for _, tc := range []struct {
 		name   string
 		urls   []string
