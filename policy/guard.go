@@ -136,13 +136,15 @@ const probeEvery = time.Second
 // time in. Its methods do not allocate, except Start when it holds a call
 // back and says why. The zero Guard admits nothing but probes. Use NewGuard.
 type Guard struct {
-	tokens atomic.Int64 // in millionths of a token, within [0, cap]
-	probe  atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
-	flight atomic.Int64 // the calls in flight, from Start to Done
-	stall  atomic.Int64 // the attempts in a row that showed overload, since the last answer
-	cap    int64        // capacity, in millionths
-	refill int64        // tokens a success adds, in millionths
-	err    error
+	tokens  atomic.Int64 // in millionths of a token, within [0, cap]
+	probe   atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
+	calls   atomic.Int64 // the calls in flight, from Start to Done
+	running atomic.Int64 // the attempts running, from Enter or a retry's start to Leave
+	stall   atomic.Int64 // the attempts in a row that showed overload, since the last answer
+	line    line         // the first attempts waiting for their turn
+	cap     int64        // capacity, in millionths
+	refill  int64        // tokens a success adds, in millionths
+	err     error
 }
 
 // NewGuard returns a full guard of the given capacity, in tokens, to which
@@ -196,11 +198,7 @@ const (
 // takes no token. The retry's outcome, recorded with Record(true, …), is
 // what costs.
 func (g *Guard) Allow(now time.Time) bool {
-	if g.tokens.Load() >= guardScale || g.alone() {
-		return true
-	}
-	next, t := g.probe.Load(), now.UnixNano()
-	return t >= next && g.probe.CompareAndSwap(next, t+int64(probeEvery))
+	return g.tokens.Load() >= guardScale || g.alone() || g.probed(now)
 }
 
 // Record tells the guard how an attempt ended. admitted is true for an
@@ -216,6 +214,9 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 	case Succeeded, Slow, Failed: // an answer: the dependency is not stalled
 		if g.stall.Load() != 0 { // a success reads the count, and writes it only after a stall
 			g.stall.Store(0)
+			if g.line.waiting.Load() > 0 {
+				g.admitWaiting()
+			}
 		}
 	}
 	switch {
@@ -232,39 +233,22 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 	}
 }
 
-// Start tells the guard that a call is about to make its first attempt,
-// and returns nil when it may. It returns an error that says why when the
-// guard holds new calls back. That happens once the last 16 attempts in a
-// row have shown overload, with no success or fast failure between them,
-// to a new call that finds 16 or more calls in flight. Either way the call counts as in flight
-// from then until [Guard.Done], its waits included. Call Done once the call
-// ends, and at once for a call held back.
-//
-// Package retry tells the guard of every call its policy guards. It
-// returns retry.ErrShed for a call held back. A Loop is never held back.
-// An integration that runs attempts itself and asks Allow for its retries
-// should call Start and Done too. Allow counts the caller as one of the
-// calls in flight, and a call alone in flight keeps its retries.
-//
-// Start reads no clock and does not allocate, except to say why it holds a
-// call back.
-func (g *Guard) Start() error {
-	n := g.flight.Add(1)
-	if n <= stallInFlight {
-		return nil
-	}
-	if run := g.stall.Load(); run >= stallRun {
-		return fmt.Errorf("policy: guard: the last %d attempts showed overload and none was answered, with %d calls in flight", run, n-1)
-	}
-	return nil
-}
+// Start tells the guard that a call begins, and Done that it has ended.
+// Between the two the call is in flight, its waits included: the guard
+// admits the retries of a call alone in flight whatever the tokens. Call
+// Done in a defer, so that a panic cannot leave the call counted. Package
+// retry tells the guard of every call its policy guards. An integration
+// that runs attempts itself and asks Allow for its retries should call
+// Start and Done too, and [Guard.Enter] and [Guard.Leave] around each
+// attempt.
+func (g *Guard) Start() { g.calls.Add(1) }
 
 // Done tells the guard that a call it was told of with Start has ended.
-func (g *Guard) Done() { g.flight.Add(-1) }
+func (g *Guard) Done() { g.calls.Add(-1) }
 
 // alone reports whether the call asking for a retry is the only call in
 // flight.
-func (g *Guard) alone() bool { return g.flight.Load() == 1 }
+func (g *Guard) alone() bool { return g.calls.Load() == 1 }
 
 // AllowHedge reports whether a hedge may start beside a slow attempt. A
 // hedge starts only when at least nine tenths of the guard's capacity

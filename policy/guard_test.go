@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -200,32 +199,32 @@ func TestGuardKeepsRetriesUnderIndependentFailures(t *testing.T) {
 	}
 }
 
-// stalled records n attempts that timed out, and starts calls until n are
-// in flight, each ended when the test ends.
+// stalled records n attempts that timed out, and starts first attempts
+// until n are running, each ended when the test ends.
 func stalled(t *testing.T, g *policy.Guard, n int) {
 	t.Helper()
 	for range n {
 		g.Record(false, policy.Overloaded)
-		require.NoError(t, g.Start())
-		t.Cleanup(g.Done)
+		require.Nil(t, g.Enter())
+		t.Cleanup(g.Leave)
 	}
 }
 
-// The guard holds new calls back once the last 16 attempts in a row showed
-// overload and 16 calls are in flight; the first answer lets them through
-// again, and a call held back is in flight until its Done, as any.
+// The guard holds first attempts back once the last 16 attempts in a row
+// showed overload and 16 attempts are running; the first answer lets them
+// through again.
 func TestGuardHoldsNewCallsBackWhileStalled(t *testing.T) {
 	for _, tt := range []struct {
-		name     string
-		run      int // attempts in a row that timed out
-		inFlight int
-		answer   func(g *policy.Guard) // after the run; nil: none
-		held     bool
+		name    string
+		run     int // attempts in a row that timed out
+		running int
+		answer  func(g *policy.Guard) // after the run; nil: none
+		held    bool
 	}{
 		{"15 timeouts in a row", 15, 16, nil, false},
-		{"16 timeouts, 15 calls in flight", 16, 15, nil, false},
-		{"16 timeouts, 16 calls in flight", 16, 16, nil, true},
-		{"16 timeouts, 100 calls in flight", 16, 100, nil, true},
+		{"16 timeouts, 15 attempts running", 16, 15, nil, false},
+		{"16 timeouts, 16 attempts running", 16, 16, nil, true},
+		{"16 timeouts, 100 attempts running", 16, 100, nil, true},
 		{"then a success", 16, 16, func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, false},
 		{"then a slow success", 16, 16, func(g *policy.Guard) { g.Record(true, policy.Slow) }, false},
 		{"then a fast failure", 16, 16, func(g *policy.Guard) { g.Record(true, policy.Failed) }, false},
@@ -242,35 +241,101 @@ func TestGuardHoldsNewCallsBackWhileStalled(t *testing.T) {
 			for range tt.run {
 				g.Record(false, policy.Overloaded)
 			}
-			for range tt.inFlight {
-				g.Start()
-				t.Cleanup(g.Done)
+			for range tt.running {
+				g.Run()
+				t.Cleanup(g.Leave)
 			}
 			if tt.answer != nil {
 				tt.answer(g)
 			}
-			err := g.Start()
-			g.Done()
+			require.Equal(t, tt.held, g.Held())
+			turn := g.Enter()
 			if !tt.held {
-				require.NoError(t, err)
+				require.Nil(t, turn)
+				g.Leave()
 				return
 			}
-			require.ErrorContains(t, err, "policy: guard: the last ")
-			require.ErrorContains(t, err, fmt.Sprintf("with %d calls in flight", tt.inFlight))
+			require.NotNil(t, turn)
+			g.Abandon(turn)
+			require.False(t, g.Held() && tt.running < 16)
 		})
 	}
 }
 
-// A call held back is still in flight until Done: one alone in flight
-// afterwards keeps its retries.
-func TestGuardCallHeldBackIsInFlightUntilDone(t *testing.T) {
-	g := policy.NewGuard(1, 1)
+// Calls that wait between attempts, or have not started one, take no room:
+// 100 calls in flight with nothing running hold nothing back.
+func TestGuardCallsBetweenAttemptsTakeNoRoom(t *testing.T) {
+	g := policy.NewGuard(50, 1)
+	for range 100 {
+		g.Start()
+		t.Cleanup(g.Done)
+	}
+	stalled(t, g, 0)
+	for range 16 {
+		g.Record(false, policy.Overloaded)
+	}
+	require.True(t, g.Stalled())
+	require.False(t, g.Held())
+	require.Nil(t, g.Enter())
+	g.Leave()
+}
+
+// A call held back gets its turn, first come first served, when a running
+// attempt ends; the first answer lets every call waiting through.
+func TestGuardTurnsComeInOrder(t *testing.T) {
+	g := policy.NewGuard(50, 1)
 	stalled(t, g, 16)
-	require.Error(t, g.Start())
-	g.Done()
-	require.Zero(t, g.Tokens())
-	require.True(t, g.Allow(t0), "the probe")
-	require.False(t, g.Allow(t0), "17 calls in flight: none alone")
+	a, b := g.Enter(), g.Enter()
+	require.NotNil(t, a)
+	require.NotNil(t, b)
+	require.Nil(t, policy.Turned(a))
+	g.Leave() // one of the 16 ends: a's turn
+	require.NotNil(t, policy.Turned(a), "the first call waiting has its turn")
+	require.Nil(t, policy.Turned(b), "the second waits on")
+	c := g.Enter()
+	require.NotNil(t, c, "a new call waits behind those already waiting")
+	g.Record(false, policy.Succeeded) // an answer: no stall
+	require.NotNil(t, policy.Turned(b))
+	require.NotNil(t, policy.Turned(c))
+	require.Equal(t, int64(18), policy.Running(g), "15 of the 16, a, b and c")
+	for range 3 {
+		g.Leave()
+	}
+	g.Run() // the one the test's cleanup ends in place of the one Leave above ended
+}
+
+// A call that gives up waiting leaves the line; a turn that came to it as
+// it gave up goes to the next call waiting.
+func TestGuardAbandon(t *testing.T) {
+	g := policy.NewGuard(50, 1)
+	stalled(t, g, 16)
+	a, b := g.Enter(), g.Enter()
+	g.Abandon(a)
+	g.Leave()
+	require.NotNil(t, policy.Turned(b), "a gave up: the room goes to b")
+	c := g.Enter()
+	g.Leave() // c's turn
+	require.NotNil(t, policy.Turned(c))
+	g.Abandon(c) // too late: its room goes back
+	require.Equal(t, int64(15), policy.Running(g), "14 of the 16 and b")
+	g.Abandon(b)
+	g.Run()
+	g.Run()
+}
+
+// Attempts that never end cannot hold calls back for good: a call held
+// back goes through as the guard's probe a second.
+func TestGuardProbeLetsAHeldCallThrough(t *testing.T) {
+	g := policy.NewGuard(50, 1)
+	stalled(t, g, 16)
+	a, b := g.Enter(), g.Enter()
+	require.True(t, g.Probe(b, t0), "the first probe")
+	require.False(t, g.Probe(a, t0.Add(999*time.Millisecond)), "one probe a second")
+	require.False(t, g.Allow(t0.Add(999*time.Millisecond)) && g.Tokens() < 1, "retries share the probe")
+	require.True(t, g.Probe(a, t0.Add(time.Second)))
+	require.Equal(t, int64(18), policy.Running(g))
+	g.Leave()
+	g.Leave()
 }
 
 func TestGuardValidation(t *testing.T) {
@@ -336,8 +401,13 @@ func TestGuardConcurrentUse(t *testing.T) {
 			now := t0
 			for i := range 10000 {
 				now = now.Add(time.Millisecond)
-				_ = g.Start() // a call held back is in flight until Done too
+				g.Start()
 				defer g.Done()
+				if turn := g.Enter(); turn != nil {
+					g.Abandon(turn)
+				} else {
+					defer g.Leave()
+				}
 				switch (i + w) % 4 {
 				case 0:
 					g.Record(g.Allow(now), policy.Failed)
@@ -357,6 +427,7 @@ func TestGuardConcurrentUse(t *testing.T) {
 	require.GreaterOrEqual(t, g.Tokens(), 0.0)
 	require.LessOrEqual(t, g.Tokens(), 100.0)
 	require.Zero(t, policy.InFlight(g), "every call that started has ended")
+	require.Zero(t, policy.Running(g), "every attempt that started has ended")
 }
 
 func TestGuardAllocations(t *testing.T) {
@@ -367,15 +438,17 @@ func TestGuardAllocations(t *testing.T) {
 		_ = g.AllowHedge()
 		g.Record(false, policy.Overloaded)
 	}))
-	for range 20 { // calls in flight, so that Start looks at the stall
-		g.Start()
-		defer g.Done()
+	for range 20 { // attempts running, so that Enter looks at the stall
+		g.Run()
+		defer g.Leave()
 	}
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		if err := g.Start(); err != nil {
-			panic(err)
+		g.Start()
+		if g.Enter() != nil {
+			panic("held back")
 		}
 		g.Record(false, policy.Succeeded)
+		g.Leave()
 		g.Done()
 	}), "a first-try success while the guard lets calls through")
 }
@@ -394,9 +467,9 @@ func FuzzGuard(f *testing.F) {
 	f.Add(math.Inf(1), math.NaN(), []byte{0})
 	stall := []byte{}
 	for range 17 {
-		stall = append(stall, 4, 12) // an overload, a call started
+		stall = append(stall, 4, 16) // an overload, a first attempt
 	}
-	f.Add(50.0, 1.0, append(stall, 12, 2, 12, 14, 12))
+	f.Add(50.0, 1.0, append(stall, 16, 22, 18, 2, 16, 20, 16))
 	f.Fuzz(func(t *testing.T, tokens, ratio float64, ops []byte) {
 		g := policy.NewGuard(tokens, ratio)
 		valid := policy.Default().WithGuard(g).Validate() == nil
@@ -415,12 +488,23 @@ func FuzzGuard(f *testing.F) {
 		half := math.Floor(ratio*1e6/2) / 1e6
 		want := capacity
 		now, lastProbe := t0, time.Time{}
-		inFlight, run := 0, 0 // calls in flight; attempts in a row that showed overload
+		inFlight, run := 0, 0                 // calls in flight; attempts in a row that showed overload
+		running, queue := 0, []*policy.Turn{} // attempts running; calls held back, in order
+		answer := func() {                    // the first answer after a stall lets every call waiting through
+			if run > 0 {
+				running += len(queue)
+				for _, q := range queue {
+					require.NotNil(t, policy.Turned(q), "a call waiting through an answer")
+				}
+				queue = queue[:0]
+			}
+			run = 0
+		}
 		for _, op := range ops {
 			now = now.Add(time.Duration(op>>4) * 100 * time.Millisecond)
 			admitted := op&1 == 1
 			had := g.Tokens()
-			switch op >> 1 % 8 {
+			switch op >> 1 % 12 {
 			case 0: // a retry asked for
 				got := g.Allow(now)
 				switch {
@@ -437,7 +521,7 @@ func FuzzGuard(f *testing.F) {
 			case 1:
 				g.Record(admitted, policy.Succeeded)
 				want = max(min(want+ratio, capacity), want)
-				run = 0
+				answer()
 			case 2:
 				g.Record(admitted, policy.Overloaded)
 				run++
@@ -456,27 +540,63 @@ func FuzzGuard(f *testing.F) {
 				}
 			case 4:
 				g.Record(admitted, policy.Slow)
-				run = 0
+				answer()
 				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				want = max(min(want+ratio, line), want)
 			case 5:
 				g.Record(admitted, policy.Failed)
-				run = 0
+				answer()
 				if admitted {
 					want = max(want-1, 0)
 				} else {
 					want = max(want-half, 0)
 				}
 			case 6:
-				held := g.Start() != nil
+				g.Start()
 				inFlight++
-				if held != (inFlight > 16 && run >= 16) {
-					t.Fatalf("Start() held back %v with %d calls in flight after %d overloads in a row", held, inFlight-1, run)
-				}
 			case 7:
 				if inFlight > 0 { // Done only ends a call Start began
 					g.Done()
 					inFlight--
+				}
+			case 8:
+				turn := g.Enter()
+				if held := turn != nil; held != (len(queue) > 0 || run >= 16 && running >= 16) {
+					t.Fatalf("Enter() held back %v with %d running and %d waiting after %d overloads in a row", held, running, len(queue), run)
+				}
+				if turn == nil {
+					running++
+				} else {
+					queue = append(queue, turn)
+				}
+			case 9:
+				if running > 0 { // Leave only ends an attempt that ran
+					g.Leave()
+					running--
+					for len(queue) > 0 && (run < 16 || running < 16) {
+						require.NotNil(t, policy.Turned(queue[0]), "the first call waiting, when an attempt ends")
+						queue, running = queue[1:], running+1
+					}
+				}
+			case 10:
+				if len(queue) > 0 {
+					g.Abandon(queue[len(queue)-1])
+					queue = queue[:len(queue)-1]
+				}
+			case 11:
+				if len(queue) > 0 {
+					due := lastProbe.IsZero() || now.Sub(lastProbe) >= time.Second
+					if got := g.Probe(queue[0], now); got != due {
+						t.Fatalf("Probe() = %v, %v after the last probe", got, now.Sub(lastProbe))
+					}
+					if due {
+						lastProbe, queue, running = now, queue[1:], running+1
+					}
+				}
+			}
+			for i, q := range queue {
+				if policy.Turned(q) != nil {
+					t.Fatalf("call %d of %d waiting has had its turn", i, len(queue))
 				}
 			}
 			got := g.Tokens()

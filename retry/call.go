@@ -40,6 +40,7 @@ type call struct {
 	verdict  Verdict            // what the last attempt's error says to the loop
 	served   *Served            // the record of the request that ctx serves, if any (see Serve)
 	mixed    bool               // an attempt failed without showing overload
+	entered  bool               // the guard counts the next attempt as running already (Guard.Enter)
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -87,11 +88,12 @@ func (c *call) timed() bool {
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
 	if g := c.p.Guard(); g != nil {
-		held := g.Start()
+		g.Start()
 		defer g.Done()
-		if held != nil && !c.loop { // a Loop is never ended by the guard
-			return c.finish(c.giveUp(nil, ErrShed, held.Error()))
+		if err := c.enter(g); err != nil {
+			return c.finish(err)
 		}
+		c.entered = true
 	}
 	return c.runFrom(fn, c.attempt(fn, false))
 }
@@ -143,6 +145,13 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 		c.clock.runStart = c.clock.now()
 	}
 	c.admitted = admitted
+	if g := c.p.Guard(); g != nil {
+		if !c.entered {
+			g.Run()
+		}
+		c.entered = false
+		defer g.Leave()
+	}
 	n, err := 1, error(nil)
 	if c.hedge != nil {
 		n, err = c.round()

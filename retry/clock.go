@@ -61,6 +61,13 @@ func (k *clock) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
+	_, err := k.waitFor(ctx, d, nil)
+	return err
+}
+
+// waitFor is wait that also ends when ch is closed, and then reports
+// closed. A nil ch is never closed.
+func (k *clock) waitFor(ctx context.Context, d time.Duration, ch <-chan struct{}) (closed bool, err error) {
 	var fired <-chan time.Time
 	switch {
 	case k.clk != nil:
@@ -74,9 +81,11 @@ func (k *clock) wait(ctx context.Context, d time.Duration) error {
 	}
 	select {
 	case <-fired:
-		return nil
+		return false, nil
+	case <-ch:
+		return true, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 }
 

@@ -69,7 +69,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 		if g != nil {
 			defer g.Done()
 		}
-		err := fn(ctx)
+		err := tryFirst(ctx, fn, g)
 		if err == nil {
 			if g != nil {
 				g.Record(false, policy.Succeeded)
@@ -82,6 +82,15 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 		return c.runFrom(fn, err)
 	}
 	return run(ctx, fn, p, opts, false)
+}
+
+// tryFirst makes the first attempt of Do's fast path. The guard, if any,
+// counts it as running until it returns, a panic included.
+func tryFirst(ctx context.Context, fn func(context.Context) error, g *policy.Guard) error {
+	if g != nil {
+		defer g.Leave()
+	}
+	return fn(ctx)
 }
 
 // first reports whether a call can make its first attempt before anything
@@ -107,13 +116,18 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 }
 
 // started tells g, if any, of a call about to make its first attempt, and
-// reports whether it may. A call g holds back is no longer in flight for
-// it: Do's general path says why.
+// reports whether the attempt may start at once. A call that must wait for
+// its turn takes the general path, which waits.
 func started(g *policy.Guard) bool {
 	if g == nil {
 		return true
 	}
-	if g.Start() != nil {
+	if g.Held() {
+		return false
+	}
+	g.Start()
+	if t := g.Enter(); t != nil {
+		g.Abandon(t)
 		g.Done()
 		return false
 	}

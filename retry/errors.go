@@ -89,7 +89,7 @@ type Error struct {
 	total    int    // Loop: every run
 	detail   string // what ended it, in words, when Cause alone does not say
 	ctxCause error  // context.Cause, when it differs from Cause
-	hint     bool   // a hinted wait was too long for the deadline or limit: matches ErrHintTooLong
+	also     error  // a sentinel matched besides Cause: ErrHintTooLong for a hinted wait too long for the deadline or limit, ErrShed for a call that ended while held back
 }
 
 // Error says why the call stopped, after how many attempts and how long,
@@ -130,15 +130,16 @@ func (e *Error) Error() string {
 
 // Unwrap returns the errors that errors.Is and errors.As look through. They
 // are the cause, and the last operation error. ErrHintTooLong is added when
-// a hint was too long, and the context's cause when it differs from its
-// error. Nil ones are left out.
+// a hint was too long, ErrShed when the call ended while the guard held it
+// back, and the context's cause when it differs from its error. Nil ones
+// are left out.
 func (e *Error) Unwrap() []error {
-	var hint error
-	if e.hint && e.Cause != ErrHintTooLong {
-		hint = ErrHintTooLong
+	also := e.also
+	if also == e.Cause {
+		also = nil
 	}
 	errs := make([]error, 0, 4)
-	for _, err := range [...]error{e.Cause, hint, e.ctxCause, e.Last} {
+	for _, err := range [...]error{e.Cause, also, e.ctxCause, e.Last} {
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -419,65 +420,156 @@ func TestGuardLoneCallerKeepsItsSuccesses(t *testing.T) {
 }
 
 // stalled makes g hold new calls back: 16 attempts in a row that timed
-// out, and 16 calls in flight until the test ends.
+// out, and 16 attempts running until the test ends. The probe of the
+// second is spent, so that a call held back waits.
 func stalled(t *testing.T, g *policy.Guard) {
 	for range 16 {
 		g.Record(false, policy.Overloaded)
-		require.NoError(t, g.Start())
-		t.Cleanup(g.Done)
+		g.Run()
+		t.Cleanup(g.Leave)
 	}
+	spendProbe(t, g)
 }
 
-// While the guard holds new calls back, a call fails at once with ErrShed,
-// and the operation never runs: in Do's first-try path, under hooks (which
-// hear of it), in DoValue and in Hedge. A Loop is never held back. The
-// first success lets calls through again.
+// sixteenRunning reports whether g, stalled, counts exactly 16 attempts
+// running: with one fewer it lets calls through, with these it does not.
+func sixteenRunning(g *policy.Guard) bool {
+	g.Leave()
+	free := !g.Held()
+	g.Run()
+	return free && g.Held()
+}
+
+// spendProbe spends the guard's probe of this second; the last probe must
+// be a second old or more.
+func spendProbe(t *testing.T, g *policy.Guard) {
+	turn := g.Enter()
+	require.NotNil(t, turn)
+	require.True(t, g.Probe(turn, time.Now()))
+	g.Leave()
+}
+
+// While the guard holds new calls back, a call waits for its turn without
+// running the operation, as it waits for a denied retry: its back-off
+// delays, each using up an attempt, within its attempt limit, its time
+// limit and ctx's deadline. Then it ends with an error matching ErrShed, in
+// Do's first-try path, under hooks (which hear of it), in DoValue and in
+// Hedge.
 func TestGuardHoldsNewCallsBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(50, 1)
 		stalled(t, g)
-		p := policy.Constant(time.Second).WithMaxAttempts(3).WithGuard(g)
 		ran := 0
 		op := func(context.Context) error { ran++; return nil }
 		var done []retry.DoneEvent
 		hooks := retry.WithHooks(&retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }})
+		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).WithGuard(g)
 		hp := p.WithHedging(policy.Hedging{Delay: time.Second})
-		for name, call := range map[string]func() error{
-			"Do":         func() error { return retry.Do(context.Background(), op, p) },
-			"Do, hooked": func() error { return retry.Do(context.Background(), op, p, hooks) },
-			"DoValue": func() error {
-				_, err := retry.DoValue(context.Background(), func(ctx context.Context) (int, error) { return 1, op(ctx) }, p)
+		for name, call := range map[string]func(ctx context.Context) error{
+			"Do":         func(ctx context.Context) error { return retry.Do(ctx, op, p) },
+			"Do, hooked": func(ctx context.Context) error { return retry.Do(ctx, op, p, hooks) },
+			"DoValue": func(ctx context.Context) error {
+				_, err := retry.DoValue(ctx, func(ctx context.Context) (int, error) { return 1, op(ctx) }, p)
 				return err
 			},
-			"Hedge": func() error { return retry.Hedge(context.Background(), op, hp) },
+			"Hedge": func(ctx context.Context) error { return retry.Hedge(ctx, op, hp) },
 		} {
+			time.Sleep(time.Second) // the last probe a second old
+			spendProbe(t, g)
 			start := time.Now()
-			err := call()
+			err := call(context.Background())
 			require.ErrorIs(t, err, retry.ErrShed, name)
+			require.NotErrorIs(t, err, retry.ErrExhausted, name)
 			require.NotErrorIs(t, err, retry.ErrThrottled, name)
-			require.Zero(t, time.Since(start), "%s: at once", name)
+			require.Equal(t, 200*time.Millisecond, time.Since(start), "%s: the two waits of its two retries", name)
 			var re *retry.Error
 			require.ErrorAs(t, err, &re, name)
 			require.Zero(t, re.Attempts, name)
 			require.Nil(t, re.Last, name)
-			require.Contains(t, err.Error(), "retry: call shed before the first attempt (policy: guard: the last 16 attempts showed overload and none was answered, with 16 calls in flight)", name)
+			require.EqualError(t, err, "retry: call shed before the first attempt (the guard held the first attempt back)", name)
 		}
 		require.Zero(t, ran, "the operation never ran")
 		require.Len(t, done, 1)
 		require.ErrorIs(t, done[0].Err, retry.ErrShed)
 		require.Zero(t, done[0].Attempts)
+		require.True(t, sixteenRunning(g), "the calls that gave up take no room")
 
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		err := retry.Loop(ctx, func(context.Context) error { ran++; return nil }, policy.Constant(10*time.Millisecond).WithGuard(g))
-		require.ErrorIs(t, err, context.DeadlineExceeded, "a Loop is never held back")
-		require.Equal(t, 10, ran)
-
-		g.Record(false, policy.Succeeded) // an answer
-		ran = 0
-		require.NoError(t, retry.Do(context.Background(), op, p))
-		require.Equal(t, 1, ran)
+		unlimited := policy.Constant(100 * time.Millisecond).WithGuard(g)
+		for _, tt := range []struct {
+			name     string
+			p        policy.Policy
+			deadline time.Duration // 0: none
+			want     time.Duration
+			deadErr  bool
+		}{
+			{"the deadline", unlimited, 250 * time.Millisecond, 200 * time.Millisecond, true},
+			{"the time limit", unlimited.WithMaxElapsed(500 * time.Millisecond), 0, 500 * time.Millisecond, false},
+		} {
+			time.Sleep(time.Second)
+			spendProbe(t, g)
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tt.deadline > 0 {
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+			}
+			start := time.Now()
+			err := retry.Do(ctx, op, tt.p)
+			cancel()
+			require.ErrorIs(t, err, retry.ErrShed, tt.name)
+			require.Equal(t, tt.deadErr, errors.Is(err, context.DeadlineExceeded), tt.name)
+			require.Equal(t, tt.want, time.Since(start), tt.name)
+			require.Zero(t, ran, tt.name)
+		}
 	})
+}
+
+// A call held back runs as soon as its turn comes: when a running attempt
+// ends, when the dependency answers, or as the guard's probe a second
+// later. A Loop's first run waits its turn as any call does.
+func TestGuardHeldCallRunsInItsTurn(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		turn func(g *policy.Guard) // what gives the call its turn; nil: the probe
+		want time.Duration         // when the call runs
+	}{
+		{"an attempt ends", func(g *policy.Guard) { g.Leave(); g.Run() }, 200 * time.Millisecond},
+		{"an answer", func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, 200 * time.Millisecond},
+		{"the probe", nil, time.Second},
+	} {
+		for _, loop := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, Loop %v", tt.name, loop), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					g := policy.NewGuard(50, 1)
+					stalled(t, g)
+					start := time.Now()
+					var ranAt time.Duration
+					op := func(context.Context) error {
+						ranAt = time.Since(start)
+						return retry.Permanent(errFlaky)
+					}
+					errc := make(chan error, 1)
+					p := policy.Constant(time.Second).WithGuard(g)
+					go func() {
+						if loop {
+							errc <- retry.Loop(context.Background(), op, p)
+						} else {
+							errc <- retry.Do(context.Background(), op, p)
+						}
+					}()
+					time.Sleep(200 * time.Millisecond)
+					synctest.Wait()
+					require.Zero(t, ranAt, "held back")
+					if tt.turn != nil {
+						tt.turn(g)
+					}
+					require.ErrorIs(t, <-errc, errFlaky)
+					require.Equal(t, tt.want, ranAt)
+					if tt.turn == nil {
+						require.True(t, sixteenRunning(g), "the call's attempt has ended")
+					}
+				})
+			})
+		}
+	}
 }
 
 // A first-try success reads no clock while the guard lets calls through,
@@ -493,6 +585,8 @@ func TestGuardFirstTryReadsNoClock(t *testing.T) {
 		for range inFlight {
 			g.Start()
 			defer g.Done()
+			g.Run()
+			defer g.Leave()
 		}
 		g.Record(false, policy.Overloaded) // a stall begun, not yet one
 		require.Zero(t, testing.AllocsPerRun(100, func() { _ = retry.Do(context.Background(), succeed, p) }), "%d in flight", inFlight)
@@ -522,4 +616,113 @@ func TestGuardCallThatPanicsLeavesTheFlight(t *testing.T) {
 	op := fails(2, errFlaky)
 	require.NoError(t, retry.Do(context.Background(), op.op, p), "alone in flight")
 	require.EqualValues(t, 3, op.calls.Load())
+}
+
+// runningOf returns how many attempts g counts as running, up to 16. It
+// leaves g stalled.
+func runningOf(g *policy.Guard) int {
+	for range 16 {
+		g.Record(false, policy.Overloaded)
+	}
+	k := 0
+	for !g.Held() {
+		g.Run()
+		k++
+	}
+	for range k {
+		g.Leave()
+	}
+	return 16 - k
+}
+
+// noCallInFlight reports whether g counts no call in flight: a call that
+// starts then is alone, and has its retry admitted with no token left. It
+// leaves g without tokens.
+func noCallInFlight(g *policy.Guard) bool {
+	drain(g)
+	g.Allow(time.Now()) // this second's probe, spent
+	g.Start()
+	defer g.Done()
+	return g.Allow(time.Now())
+}
+
+// Every path that counts an attempt as running stops counting it when the
+// attempt ends: a success, a retried failure, a panic, a cancel, a hedged
+// round and its losers, a Loop's runs.
+func TestGuardCountsEveryAttemptOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for name, call := range map[string]func(g *policy.Guard){
+			"Do, first try": func(g *policy.Guard) { _ = retry.Do(context.Background(), succeed, policy.Constant(0).WithGuard(g)) },
+			"Do, retried": func(g *policy.Guard) {
+				_ = retry.Do(context.Background(), fails(2, errFlaky).op, policy.Constant(0).WithGuard(g))
+			},
+			"Do, panic": func(g *policy.Guard) {
+				defer func() { _ = recover() }()
+				_ = retry.Do(context.Background(), func(context.Context) error { panic("boom") }, policy.Constant(0).WithGuard(g))
+			},
+			"DoValue, panic on a retry": func(g *policy.Guard) {
+				defer func() { _ = recover() }()
+				n := 0
+				_, _ = retry.DoValue(context.Background(), func(context.Context) (int, error) {
+					if n++; n > 1 {
+						panic("boom")
+					}
+					return 0, errFlaky
+				}, policy.Constant(0).WithAttemptTimeout(time.Second).WithGuard(g))
+			},
+			"Do, cancelled in an attempt": func(g *policy.Guard) {
+				ctx, cancel := context.WithCancel(context.Background())
+				_ = retry.Do(ctx, func(ctx context.Context) error { cancel(); <-ctx.Done(); return ctx.Err() }, policy.Constant(0).WithGuard(g))
+			},
+			"Hedge": func(g *policy.Guard) {
+				_ = retry.Hedge(context.Background(), func(ctx context.Context) error {
+					select {
+					case <-ctx.Done():
+					case <-time.After(3 * time.Second):
+					}
+					return nil
+				}, policy.Constant(0).WithGuard(g).WithHedging(policy.Hedging{Delay: time.Second}))
+				time.Sleep(5 * time.Second) // the losers end too
+			},
+			"Loop": func(g *policy.Guard) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				_ = retry.Loop(ctx, fails(3, errFlaky).op, policy.Constant(10*time.Millisecond).WithGuard(g))
+			},
+		} {
+			g := policy.NewGuard(50, 1)
+			call(g)
+			require.Zero(t, runningOf(g), name)
+			require.True(t, noCallInFlight(g), name)
+		}
+	})
+}
+
+// Loops that share a guard take no room between their runs: a stall they
+// saw does not hold a new call back, and the call's success ends it.
+func TestGuardLoopsBetweenRunsHoldNothingBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				_ = retry.Loop(ctx, func(ctx context.Context) error {
+					time.Sleep(50 * time.Millisecond)
+					return nil
+				}, policy.Constant(time.Minute).WithGuard(g))
+			})
+		}
+		time.Sleep(time.Second) // every Loop waits for its next run
+		for range 16 {
+			g.Record(false, policy.Overloaded)
+		}
+		require.True(t, g.Stalled())
+		start := time.Now()
+		require.NoError(t, retry.Do(context.Background(), succeed, policy.Constant(time.Second).WithMaxAttempts(2).WithGuard(g)))
+		require.Zero(t, time.Since(start), "at once")
+		require.False(t, g.Stalled(), "its success ended the stall")
+		cancel()
+		wg.Wait()
+	})
 }

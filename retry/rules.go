@@ -136,7 +136,9 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	default:
 		return nil
 	}
-	e.hint = hinted
+	if hinted {
+		e.also = ErrHintTooLong
+	}
 	return e
 }
 

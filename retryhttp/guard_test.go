@@ -414,10 +414,11 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 	require.InDelta(t, unguarded, guarded, 0.01, "the default guard beside no guard")
 }
 
-// A request the guard holds back before its first attempt comes back as a
-// transport error that never reached the server: no response, an error
-// matching retry.ErrShed, and the server never hears of it. The hooks hear
-// of it as the call's end.
+// A request the guard holds back waits for its turn as for a denied retry;
+// when its attempts run out first (here at once: its delays are zero), it
+// comes back as a transport error that never reached the server: no
+// response, an error matching retry.ErrShed, and the server never hears of
+// it. The hooks hear of it as the call's end.
 func TestTransportRequestHeldBack(t *testing.T) {
 	for _, viaPolicy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("guard on the policy %v", viaPolicy), func(t *testing.T) { testRequestHeldBack(t, viaPolicy) })
@@ -430,11 +431,14 @@ func TestTransportRequestHeldBack(t *testing.T) {
 func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	srv, base, f := always503(t)
 	g := policy.NewGuard(50, 1)
-	for range 16 { // 16 requests in flight whose attempts timed out
+	for range 16 { // 16 requests running whose attempts timed out
 		g.Record(false, policy.Overloaded)
-		require.NoError(t, g.Start())
-		t.Cleanup(g.Done)
+		g.Run()
+		t.Cleanup(g.Leave)
 	}
+	turn := g.Enter()
+	require.True(t, g.Probe(turn, time.Now()), "this second's probe, spent")
+	g.Leave()
 	p := policy.Constant(0).WithMaxAttempts(4)
 	var done []retry.DoneEvent
 	hooks := &retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }}
@@ -446,13 +450,19 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	}
 	tr, err := retryhttp.New(base, p, opts...)
 	require.NoError(t, err)
-	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
 	require.Nil(t, resp)
 	require.ErrorIs(t, err, retry.ErrShed)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue, "as any transport error")
 	require.Zero(t, f.count(), "the server never heard of it")
-	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, err = http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("x"))
 	require.NoError(t, err)
 	resp, err = tr.RoundTrip(req)
 	require.Nil(t, resp)
@@ -491,4 +501,76 @@ func TestGuardedConnectionErrorIsThrottled(t *testing.T) {
 	require.ErrorIs(t, r.err, retry.ErrThrottled)
 	require.ErrorIs(t, r.err, syscall.ECONNREFUSED)
 	require.NotErrorIs(t, r.err, retry.ErrExhausted)
+}
+
+// A base RoundTripper that panics leaves no request counted: after 16
+// recovered panics while the guard sees a stall, a dependency that answers
+// again gets every request (net/http recovers a handler's panic, so a
+// program lives on past them).
+func TestGuardAfterPanickingBase(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	defer srv.Close()
+	g := policy.NewGuard(50, 1)
+	var panics atomic.Int64
+	panics.Store(16)
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if panics.Add(-1) >= 0 {
+			panic("boom")
+		}
+		return srv.Client().Transport.RoundTrip(r)
+	})
+	for _, viaLoop := range []bool{false, true} { // firstTry, and the loop's first attempt
+		panics.Store(16)
+		p := policy.Constant(0).WithMaxAttempts(3).WithGuard(g)
+		if viaLoop {
+			p = p.WithAttemptTimeout(time.Minute)
+		}
+		tr := build(t, base, p)
+		for range 16 {
+			g.Record(false, policy.Overloaded) // a stall, as the guard saw it
+			func() {
+				defer func() { require.Equal(t, "boom", recover()) }()
+				_, _ = tr.RoundTrip(httptest.NewRequest(http.MethodGet, srv.URL, nil))
+			}()
+		}
+		require.True(t, g.Stalled())
+		answered := 0
+		for range 100 {
+			resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+			if err == nil {
+				answered++
+				_ = resp.Body.Close()
+			}
+		}
+		require.Equal(t, 100, answered, "loop %v", viaLoop)
+	}
+}
+
+// A request whose body cannot be sent again makes one attempt, which the
+// guard hears of as any other: a 429 on a streamed POST takes the token a
+// 429 on a POST with GetBody takes.
+func TestGuardHearsOfAStreamedRequest(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	tokens := func(streamed bool) float64 {
+		g := policy.NewGuard(50, 1)
+		tr := build(t, srv.Client().Transport, policy.Constant(0).WithMaxAttempts(3).WithGuard(g))
+		var body io.Reader = strings.NewReader("payload")
+		if streamed {
+			body = io.MultiReader(body) // no GetBody
+		}
+		req, err := http.NewRequest(http.MethodPost, srv.URL, body)
+		require.NoError(t, err)
+		require.Equal(t, !streamed, req.GetBody != nil)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		_ = resp.Body.Close()
+		return g.Tokens()
+	}
+	require.Equal(t, 49.0, tokens(false), "a 429 shows overload: a token")
+	require.Equal(t, tokens(false), tokens(true))
 }

@@ -341,12 +341,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.Body != http.NoBody && req.GetBody == nil:
+		// The body cannot be sent twice: the call makes one attempt, which
+		// the guard admits and hears of as any other.
 		c := t.newCall(req)
-		resp, err := c.send(withPrevious(req, 1)) // the body cannot be sent twice: one attempt
-		if err != nil || failed(resp) {
-			recordFailure(req, resp, err)
-		}
-		return resp, err
+		c.p = c.p.WithMaxAttempts(1)
+		return c.run()
 	case t.hedged(req):
 		c := t.newCall(req)
 		return c.runHedged()
@@ -369,10 +368,9 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
 	g := p.Guard()
-	if g != nil && g.Start() != nil {
-		// The guard holds new calls back: the loop returns retry.ErrShed
-		// as it does for any call, and nothing is sent.
-		g.Done()
+	if g.Held() {
+		// The guard holds new calls back: the loop waits for the call's
+		// turn as it does for any call, and nothing is sent meanwhile.
 		c := t.newCall(req)
 		return c.run()
 	}
@@ -380,10 +378,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	if _, timed := req.Context().Deadline(); timed {
 		start = now(p.Clock()) // the call's time counts from here, should it retry
 	}
-	resp, err := base.RoundTrip(withPrevious(req, 1))
-	if g != nil {
-		g.Done() // the loop, should it retry, tells the guard of the call again
-	}
+	resp, err := sendFirst(base, withPrevious(req, 1), g)
 	switch {
 	case retryable(req, resp, err):
 		c := t.newCall(req)
@@ -399,6 +394,23 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 		g.Record(false, policy.Succeeded) // a success, which the loop tells on its path
 	}
 	return resp, nil
+}
+
+// sendFirst sends the first attempt of firstTry through base. The guard,
+// if any, counts the call in flight and the attempt as running until base
+// returns, a panic included. The loop, should it retry, tells the guard of
+// the call again.
+func sendFirst(base http.RoundTripper, req *http.Request, g *policy.Guard) (*http.Response, error) {
+	if g != nil {
+		g.Start()
+		defer g.Done()
+		if t := g.Enter(); t != nil {
+			g.Abandon(t) // held back since Held: sent all the same, as the guard lost the race
+		} else {
+			defer g.Leave()
+		}
+	}
+	return base.RoundTrip(req)
 }
 
 // settings returns the base RoundTripper, the policy and the

@@ -30,6 +30,9 @@ const (
 	FastOutage
 	// SlowOutage: no attempt is ever answered; each ends by its timeout.
 	SlowOutage
+	// LimitOutage: every attempt is refused at once by a rate limit (a
+	// 429 Too Many Requests), which shows overload.
+	LimitOutage
 )
 
 // Scenario is the traffic and the server of one run.
@@ -168,6 +171,35 @@ func FleetOutage() Scenario {
 // FleetDown is how long the dependency of [FleetOutage] is down.
 const FleetDown = 10 * time.Second
 
+// FleetLimit is when a thousand calls arrive over 2 s at a dependency that
+// refuses every attempt at once with a rate limit's 429 for its first
+// 10 s, then serves 1,000 calls a second. The clients retry as in
+// [FleetOutage], each attempt with a 1 s timeout.
+func FleetLimit() Scenario {
+	return Scenario{
+		Name: "fleet rate limit", Rate: 500, Duration: 2 * time.Second, Service: time.Millisecond,
+		Outage: LimitOutage, OutageOf: FleetDown, Policy: fleetWaiting,
+	}
+}
+
+// FleetStall is when a thousand calls arrive over 2 s at a dependency that
+// answers nothing for its first 10 s, then serves 1,000 calls a second.
+// The clients retry as in [FleetOutage], each attempt with a 1 s timeout.
+func FleetStall() Scenario {
+	return Scenario{
+		Name: "fleet stall", Rate: 500, Duration: 2 * time.Second, Service: time.Millisecond,
+		Stall: FleetDown, Policy: fleetWaiting,
+	}
+}
+
+// fleetWaiting is the policy of callers willing to wait a minute: from
+// 100 ms, ×2, cap 5 s, full jitter, a 60 s time limit, each attempt with
+// a 1 s timeout.
+func fleetWaiting() policy.Policy {
+	return policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).
+		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithMaxElapsed(time.Minute).WithAttemptTimeout(AttemptTimeout)
+}
+
 // AttemptTimeout is each attempt's timeout in every client.
 const AttemptTimeout = time.Second
 
@@ -259,9 +291,17 @@ func (r Result) Recovered(from time.Duration, min float64) (after time.Duration,
 }
 
 var (
-	errFailed = errors.New("storm: attempt failed")
-	errDown   = errors.New("storm: server down")
+	errFailed  = errors.New("storm: attempt failed")
+	errDown    = errors.New("storm: server down")
+	errLimited = limited{}
 )
+
+// limited is a rate limit's refusal, which reports a timeout as package
+// retryhttp reports a 429: it shows overload.
+type limited struct{}
+
+func (limited) Error() string { return "storm: 429 too many requests" }
+func (limited) Timeout() bool { return true }
 
 // env is how a run waits: the real clock (inside testing/synctest) or
 // [Virtual].
@@ -339,6 +379,8 @@ func (r *run) attempt(ctx context.Context, i int) error {
 	switch {
 	case down && r.s.Outage == FastOutage:
 		return errDown
+	case down && r.s.Outage == LimitOutage:
+		return errLimited
 	case down && r.s.Outage == SlowOutage:
 		if err := r.env.wait(ctx, 24*time.Hour); err != nil {
 			return err

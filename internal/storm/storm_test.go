@@ -33,7 +33,7 @@ func inBubble(t *testing.T, s storm.Scenario, c storm.Client) storm.Result {
 	t.Helper()
 	var r storm.Result
 	synctest.Test(t, func(t *testing.T) { r = storm.RunReal(s, c.For(s)) })
-	if raceEnabled {
+	if raceEnabled || heldBack(s) {
 		return r
 	}
 	v := storm.RunVirtual(s, c.For(s))
@@ -48,6 +48,11 @@ func inBubble(t *testing.T, s storm.Scenario, c storm.Client) storm.Result {
 	}
 	return r
 }
+
+// heldBack reports whether the guard holds calls back in s, to wait for
+// their turn: a call woken by its turn runs outside the virtual clock's
+// schedule, so examples/storm's figures are not compared there.
+func heldBack(s storm.Scenario) bool { return s.Outage == storm.SlowOutage || s.Stall >= storm.AttemptTimeout }
 
 // exercisedUnderRace runs s for the race detector, with c, at a tenth of
 // its rate, and reports whether it did: under -race, which slows each run
@@ -234,9 +239,18 @@ func TestStressClosedLoopOutage(t *testing.T) {
 				if raceEnabled {
 					return
 				}
-				v := storm.RunVirtual(s, guard.For(s))
-				require.InDelta(t, float64(v.Succeeded), float64(g.Succeeded), max(3, 0.001*float64(g.Succeeded)), "on the virtual clock and in synctest")
-				require.GreaterOrEqual(t, float64(g.Succeeded), float64(p.Succeeded)-max(3, 0.0005*float64(p.Succeeded)))
+				if !heldBack(s) {
+					v := storm.RunVirtual(s, guard.For(s))
+					require.InDelta(t, float64(v.Succeeded), float64(g.Succeeded), max(3, 0.001*float64(g.Succeeded)), "on the virtual clock and in synctest")
+				}
+				// Calls held back through the outage by timeout wait their
+				// back-off before they give up, so their callers make a few
+				// calls fewer afterwards: 0.3 % in the run of BENCHMARKS.md.
+				slack := 0.0005
+				if o == storm.SlowOutage {
+					slack = 0.005
+				}
+				require.GreaterOrEqual(t, float64(g.Succeeded), float64(p.Succeeded)-max(3, slack*float64(p.Succeeded)))
 				if callers > 1 { // a lone caller's attempts are its jitter's luck, as for plain retries
 					require.LessOrEqual(t, g.Attempts, p.Attempts)
 				}
@@ -270,4 +284,30 @@ func TestRunsAreDeterministicOnTheVirtualClock(t *testing.T) {
 	a := storm.RunVirtual(s, storm.Retrying())
 	b := storm.RunVirtual(s, storm.Retrying())
 	require.Equal(t, a, b)
+}
+
+// TestStressFleetsThatWait holds the guard to the goals of the fleets whose
+// callers would wait a minute: a thousand calls arriving over 2 s, through
+// a rate limit's prompt 429s for 10 s and through a 10 s stall. Each gets
+// at least 99.5 % through, with a p99 after the trouble within 1.25× plain
+// retries'. Before the guard held calls back by waiting, it got 1.6 % of
+// the first fleet and 51.6 % of the second through: the rest failed at once
+// with ErrShed.
+func TestStressFleetsThatWait(t *testing.T) {
+	guard, plain := storm.Guarded(), client(t, "plain retries")
+	for _, s := range []storm.Scenario{storm.FleetLimit(), storm.FleetStall()} {
+		t.Run(s.Name, func(t *testing.T) {
+			if exercisedUnderRace(t, s, guard) {
+				return
+			}
+			var p, g storm.Result
+			synctest.Test(t, func(t *testing.T) { p = storm.RunReal(s, plain.For(s)) })
+			synctest.Test(t, func(t *testing.T) { g = storm.RunReal(s, guard.For(s)) })
+			gp, pp := g.EndQuantile(0.99, storm.FleetDown), p.EndQuantile(0.99, storm.FleetDown)
+			t.Logf("guard: %.1f%%, p99 %v after the trouble, %.2f attempts a call; plain retries: %.1f%%, p99 %v, %.2f",
+				100*g.Success(), gp, g.Amplification(), 100*p.Success(), pp, p.Amplification())
+			require.GreaterOrEqual(t, g.Success(), 0.995)
+			require.LessOrEqual(t, float64(gp), 1.25*float64(pp))
+		})
+	}
 }

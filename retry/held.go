@@ -1,0 +1,81 @@
+package retry
+
+import (
+	"errors"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// probeEvery is how often a call that the guard holds back asks to go as
+// the guard's probe: the guard lets one attempt a second through.
+const probeEvery = time.Second
+
+// errHeld stands for the attempt a held-back call has not made, for the
+// limits, which end a call only after a failure.
+var errHeld = errors.New("retry: held back")
+
+// enter waits until the guard lets the call's first attempt start. A first
+// attempt held back is treated as a denied retry: the call waits its next
+// back-off delay, unless its turn comes first, and asks again, and each
+// wait uses up an attempt. While it waits it asks a second apart to go as
+// the guard's probe. It returns the error that ends the call when a limit
+// comes first: it matches ErrShed, and ctx's error when ctx ends. A Loop
+// waits for as long as ctx allows.
+func (c *call) enter(g *policy.Guard) error {
+	t := g.Enter()
+	if t == nil {
+		return nil
+	}
+	for !g.Probe(t, c.clock.now()) {
+		if !c.loop && c.p.MaxAttempts() > 0 && c.count+1 >= c.p.MaxAttempts() {
+			g.Abandon(t)
+			return c.shed(c.giveUp(nil, ErrShed, ""))
+		}
+		d, _ := c.nextWait(nil)
+		if e := c.limits(errHeld, d, false); e != nil && !c.loop {
+			g.Abandon(t)
+			return c.shed(e)
+		}
+		turned, err := c.waitTurn(d, t.C)
+		if err != nil {
+			g.Abandon(t)
+			return c.shed(c.stopped(err, nil))
+		}
+		c.prev, c.waited = d, c.waited+d
+		if !c.loop {
+			c.count++
+		}
+		if turned {
+			break
+		}
+	}
+	return nil
+}
+
+// waitTurn waits d, or until the call's turn comes (turn is closed) or ctx
+// ends, waking a second apart so that the call can ask to go as the probe.
+func (c *call) waitTurn(d time.Duration, turn <-chan struct{}) (turned bool, err error) {
+	for d > 0 {
+		step := min(d, probeEvery)
+		if turned, err = c.clock.waitFor(c.ctx, step, turn); turned || err != nil {
+			return turned, err
+		}
+		d -= step
+	}
+	return false, nil
+}
+
+// shed makes e, the error of a call that ended while held back, match
+// ErrShed, with no last error: the operation never ran.
+func (c *call) shed(e *Error) *Error {
+	e.Last = nil
+	switch e.Cause {
+	case ErrExhausted, ErrThrottled, ErrShed:
+		e.Cause = ErrShed
+	default: // ctx's error
+		e.also = ErrShed
+	}
+	e.detail = "the guard held the first attempt back"
+	return e
+}
