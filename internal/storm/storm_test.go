@@ -52,7 +52,9 @@ func inBubble(t *testing.T, s storm.Scenario, c storm.Client) storm.Result {
 // heldBack reports whether the guard holds calls back in s, to wait for
 // their turn: a call woken by its turn runs outside the virtual clock's
 // schedule, so examples/storm's figures are not compared there.
-func heldBack(s storm.Scenario) bool { return s.Outage == storm.SlowOutage || s.Stall >= storm.AttemptTimeout }
+func heldBack(s storm.Scenario) bool {
+	return s.Outage == storm.SlowOutage || s.Stall >= storm.AttemptTimeout
+}
 
 // exercisedUnderRace runs s for the race detector, with c, at a tenth of
 // its rate, and reports whether it did: under -race, which slows each run
