@@ -22,8 +22,8 @@ const (
 	// seconds, and the backlog sits out the outage rather than add to it.
 	longHold = time.Minute
 	// fewFailing is the most objects failing in a row for which a denied
-	// requeue takes the short hold: twice the capacity of the default guard,
-	// which admits about its capacity of retries before it holds back.
+	// requeue takes the short hold: the objects whose first failures, at
+	// half a token each, spend the default guard.
 	fewFailing = 2 * guardTokens
 )
 
@@ -36,12 +36,14 @@ const (
 
 // admit tells the guard of the failure that led to a requeue, and asks it
 // whether the requeue may go ahead at its back-off delay d; it returns the
-// delay to wait. In a controller every failed reconcile is load that
-// requeues make (an object's reconcile is run again and again, so there is
-// no first try to set apart): each takes a token. A denied requeue waits
-// the short or the long hold, never less than d.
-func (l *limiter[T]) admit(d time.Duration, now time.Time) time.Duration {
-	l.guard.Record(true, policy.Failed) // a controller's error says nothing of overload
+// delay to wait. n is the item's failures in a row. The first is a first
+// try's, since no requeue ran that reconcile, and takes half the ratio, as
+// in retryriver. Each later one is a retry's and takes a token. Counting
+// the first as a retry's would let the first failures of 50 objects spend
+// the limiter's own guard and hold every other object's first requeue. A
+// denied requeue waits the short or the long hold, never less than d.
+func (l *limiter[T]) admit(d time.Duration, n int, now time.Time) time.Duration {
+	l.guard.Record(n > 1, policy.Failed) // a controller's error says nothing of overload
 	if l.guard.Allow(now) {
 		return d
 	}

@@ -7,28 +7,32 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrykube"
 )
 
-// With a guard, each failed reconcile takes one of its tokens, and a
-// requeue goes ahead at its own delay while a token is left; once they are
-// spent, a denied requeue waits a hold, or its own delay when that is
-// longer, and the guard's probe (one a second) goes ahead. Each success (a
-// Forget) adds the guard's ratio.
+// With a guard, an object's first failure in a row takes half the guard's
+// ratio, as a first try's fast failure does, and each later failure of it
+// takes one token. A requeue goes ahead at its own delay while a token is
+// left. Once they are spent, a denied requeue waits a hold, or its own
+// delay when that is longer, and the guard's probe (one a second) goes
+// ahead. Each success (a Forget) adds the guard's ratio.
 func TestGuard(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(2, 0.5)
 		l := retrykube.NewRateLimiter[string](policy.Constant(time.Second).WithGuard(g))
 		require.Equal(t, time.Second, l.When("a"), "admitted: a token left after its failure")
-		require.Zero(t, l.When("b")-time.Second, "no token left: the probe of this second")
-		require.Zero(t, g.Tokens())
+		require.Equal(t, 1.75, g.Tokens(), "a first failure: half the ratio")
+		require.Equal(t, time.Second, l.When("a"), "no token left: the probe of this second")
+		require.Equal(t, 0.75, g.Tokens(), "a second failure in a row: one token")
 		for range 20 {
 			d := l.When("d")
 			require.GreaterOrEqual(t, d, 2500*time.Millisecond, "denied")
 			require.LessOrEqual(t, d, 5*time.Second, "denied")
 		}
+		require.Zero(t, g.Tokens())
 		time.Sleep(time.Second)
 		require.Equal(t, time.Second, l.When("e"), "the next second's probe")
 
@@ -73,32 +77,69 @@ func TestGuardHolds(t *testing.T) {
 	})
 }
 
-// A limiter built without a guard gets one of its own, NewGuard(50, 1):
-// fifty requeues in a row go ahead at their delay (49 on its tokens, the
-// last as the probe), and the next is denied. WithGuard(nil) turns it off, WithGuard(g) names
+// A limiter built without a guard gets one of its own, NewGuard(50, 1).
+// The first failures of 99 objects go ahead at their delay (98 on its
+// tokens, at half a token each, the last as the probe), and the 100th
+// object's is denied. One object that fails again and again has 49
+// requeues go ahead on the tokens and the 50th as the probe, and its 51st
+// is denied. WithGuard(nil) turns the guard off, WithGuard(g) names
 // another, and a guard in the policy takes the place of both.
 func TestGuardByDefault(t *testing.T) {
 	p := policy.Constant(time.Millisecond)
-	denied := func(l interface{ When(string) time.Duration }, n int) int {
+	objects := func(i int) string { return "object-" + strconv.Itoa(i) }
+	oneObject := func(int) string { return "object" }
+	denied := func(l interface{ When(string) time.Duration }, n int, key func(int) string) int {
 		denials := 0
 		for i := range n {
-			if l.When("object-"+strconv.Itoa(i)) > time.Millisecond {
+			if l.When(key(i)) > time.Millisecond {
 				denials++
 			}
 		}
 		return denials
 	}
 	synctest.Test(t, func(t *testing.T) {
-		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p), 51), "its own guard")
-		require.Zero(t, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)), 1000), "no guard")
+		require.Zero(t, denied(retrykube.NewRateLimiter[string](p), 99, objects), "its own guard, 99 objects")
+		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p), 100, objects), "its own guard, 100 objects")
+		require.Zero(t, denied(retrykube.NewRateLimiter[string](p), 50, oneObject), "its own guard, 50 failures of one object")
+		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p), 51, oneObject), "its own guard, 51 failures of one object")
+		require.Zero(t, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)), 1000, objects), "no guard")
 
 		g := policy.NewGuard(3, 1)
-		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(g)), 4), "a named guard")
+		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(g)), 6, objects), "a named guard")
 		require.Zero(t, g.Tokens(), "the named guard is the one used")
 
 		inPolicy := policy.NewGuard(10, 1)
 		l := retrykube.NewRateLimiter[string](p.WithGuard(inPolicy), retrykube.WithGuard(nil))
-		require.Equal(t, 1, denied(l, 11), "the policy's guard, whatever WithGuard says")
+		require.Equal(t, 1, denied(l, 20, objects), "the policy's guard, whatever WithGuard says")
 		require.Zero(t, inPolicy.Tokens())
 	})
+}
+
+// Objects that fail do not slow a healthy one. After 60 objects failed
+// once each, a healthy object's first requeue waits at most ten times what
+// client-go's default controller limiter gives it, 5 ms.
+func TestFailuresOfOthersDoNotDelayAFirstRequeue(t *testing.T) {
+	const failing, slowest = 60, 10 // slowest: times client-go's delay
+	firstRequeue := func(rl workqueue.TypedRateLimiter[string]) time.Duration {
+		for i := range failing {
+			rl.When("default/bad-" + strconv.Itoa(i))
+		}
+		return rl.When("default/healthy")
+	}
+	for _, tt := range []struct {
+		name string
+		p    policy.Policy
+	}{
+		{"full jitter", fullJitter()},
+		{"no jitter", policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := firstRequeue(workqueue.DefaultTypedControllerRateLimiter[string]())
+				require.Equal(t, 5*time.Millisecond, base, "client-go's default")
+				got := firstRequeue(retrykube.NewRateLimiter[string](tt.p))
+				require.LessOrEqual(t, got, slowest*base, "When(healthy) after %d objects failed once each", failing)
+			})
+		})
+	}
 }

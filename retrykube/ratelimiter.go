@@ -27,8 +27,13 @@ import (
 // of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
 // Transport. A guard in p (Policy.WithGuard) takes its place. [WithGuard]
 // shares one guard between limiters, or turns the guard off. The limiter
-// tells the guard how each reconcile ended. The guard counts each failed
-// reconcile as a retry that failed fast, which takes one token. It counts
+// tells the guard how each reconcile ended. An item's first failure in a
+// row is a first try's, because no requeue ran that reconcile. The guard
+// counts it as a first try that failed fast, which takes half the ratio:
+// half a token for the limiter's own guard. It counts each later failure in
+// a row as a retry that failed fast, which takes one token. So with its own
+// guard and no success between them, the first requeues of 99 objects go
+// ahead at their delays, and the 100th object's is denied. The guard counts
 // each Forget as a first try that succeeded, which adds the ratio: one
 // token for the limiter's own guard. A Forget that gives an item up counts
 // the same, because the limiter cannot tell the two apart. The table in the
@@ -112,7 +117,7 @@ func (l *limiter[T]) When(item T) time.Duration {
 	}
 	d := l.p.Backoff(n, prev)
 	if l.guard != nil {
-		d = l.admit(d, now)
+		d = l.admit(d, n, now)
 	}
 	return d
 }
