@@ -122,11 +122,14 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Only requests that are safe to repeat and whose body can be sent again are
 // hedged. The losers' responses are drained and closed (see [New]).
 //
-// Retry at one layer. A response with the header "Retry-Pushback: never"
-// is not retried. Its server, behind [Handler], already retried and gave
-// up in a way a retry would meet again. It comes back as the final
-// response, [Err] returns an error matching retry.ErrPushback for it, and
-// the guard counts it as overload. Each retry carries the header
+// Retry at one layer. A response that the classification retries is not
+// retried when it has the header "Retry-Pushback: never". Its server,
+// behind [Handler], already retried and gave up in a way a retry would
+// meet again. It comes back as the final response, [Err] returns an error
+// matching retry.ErrPushback for it, and the guard counts it as overload.
+// On a response that the classification does not retry, such as a 200, or
+// a 500 under DefaultRetryable, the header changes nothing, hedged or not.
+// Each retry carries the header
 // "Retry-Previous-Attempts" with the attempts that came before it. A request
 // made while serving a retry behind Handler carries it from its first
 // attempt on, and makes one attempt (see retry.Serve).
@@ -587,19 +590,16 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 }
 
 // toRetry returns, for the loop, the outcome of an attempt that the
-// Transport's classification retries. The policy's own predicate is asked
-// next: an outcome it refuses is final. Otherwise the response is held, and
-// the request's body rewound for the next attempt.
+// Transport's classification retries, as retryError rules. A response to
+// retry is held, and the request's body rewound for the next attempt.
 func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
-	if err == nil && pushedBack(resp) {
-		// The server asked not to retry: the loop ends the call with
-		// retry.ErrPushback, and the guard hears of overload.
-		c.held = resp
-		return resp, &pushbackError{err: c.statusError(resp)}
-	}
-	e := c.lastError(resp, err)
-	if !c.t.policyRetries(e) {
+	e := c.retryError(resp, err)
+	if e == nil {
 		return c.final(resp, err, c.n > 1)
+	}
+	if _, ok := e.(*pushbackError); ok {
+		c.held = resp // the final response: no attempt follows it
+		return resp, e
 	}
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
@@ -622,6 +622,25 @@ func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
 	}
 	c.held = resp
 	return resp, e
+}
+
+// retryError returns the error the loop sees for an outcome that the
+// Transport's classification retries, hedged or not, and nil when the
+// outcome is final after all. A response that asks not to be retried (see
+// [Handler]) gives a *pushbackError: the loop ends the call with
+// retry.ErrPushback, and the guard hears of overload. The header is read
+// here alone, so a response the classification does not retry, such as a
+// 200 or a 500, comes back as it is whatever it carries. Otherwise the
+// policy's own predicate is asked, and an outcome it refuses is final.
+func (c *call) retryError(resp *http.Response, err error) error {
+	if err == nil && pushedBack(resp) {
+		return &pushbackError{err: c.statusError(resp)}
+	}
+	e := c.lastError(resp, err)
+	if !c.t.policyRetries(e) {
+		return nil
+	}
+	return e
 }
 
 // policyRetries reports whether the policy's own predicate
