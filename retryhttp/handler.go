@@ -23,9 +23,11 @@ const (
 
 // Handler adds the header "Retry-Pushback: never" to a failed answer of h
 // when a retry by the caller would meet the same failure. A failed answer
-// is a status of 429 or 500 and above. Handler looks at the last retrykit
-// call that failed on the request's context. The answer carries the header
-// when that call ended in one of these ways:
+// is a final status of 429 or 500 and above. An informational status that
+// h writes before it, such as 103 Early Hints, is sent as it is, without
+// the header. Handler looks at the last retrykit call that failed on the
+// request's context. The answer carries the header when that call ended in
+// one of these ways:
 //
 //   - Its guard shed it, or denied its retries.
 //   - It left its guard without a whole token.
@@ -67,14 +69,20 @@ func Handler(h http.Handler) http.Handler {
 }
 
 // pushbackWriter adds the pushback header to a failed answer, when the
-// request's record says so, as the status is written.
+// request's record says so, as the final status is written.
 type pushbackWriter struct {
 	http.ResponseWriter
 	s     *retry.Served
-	wrote bool
+	wrote bool // the final status is written
 }
 
 func (w *pushbackWriter) WriteHeader(code int) {
+	if informational(code) {
+		// Not the answer yet: net/http sends it at once, and the final
+		// status follows, as it may for 103 Early Hints.
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
 	if !w.wrote {
 		w.wrote = true
 		if (code == http.StatusTooManyRequests || code >= 500) && w.s.Pushback() {
@@ -82,6 +90,13 @@ func (w *pushbackWriter) WriteHeader(code int) {
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// informational reports whether code is a 1xx status other than 101
+// Switching Protocols, which net/http's server writes ahead of the final
+// status. 101 is the final status of its connection.
+func informational(code int) bool {
+	return code >= 100 && code < 200 && code != http.StatusSwitchingProtocols
 }
 
 func (w *pushbackWriter) Write(b []byte) (int, error) {

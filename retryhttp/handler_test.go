@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -274,4 +276,53 @@ func TestHandlerUnretriedFailureCountsAsLast(t *testing.T) {
 	mid := startMid(t, client(t, nil), false, overloaded.URL, broken.URL)
 	resp := fetch(t, context.Background(), &http.Client{}, mid.URL)
 	require.Empty(t, resp.Header.Get("Retry-Pushback"), "the call that failed last was a plain 500")
+}
+
+// An informational status the handler writes first, such as 103 Early
+// Hints, carries no pushback, and the final status gets it exactly as
+// without the 1xx.
+func TestHandlerPushbackAfterAnInformationalStatus(t *testing.T) {
+	_, leafSrv := startLeaf(t, http.StatusTooManyRequests)
+	down := client(t, learnt())
+	for _, tc := range []struct {
+		name  string
+		hints bool
+	}{
+		{"no 1xx", false},
+		{"103 first", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(retryhttp.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.hints {
+					w.Header().Set("Link", "</style.css>; rel=preload")
+					w.WriteHeader(http.StatusEarlyHints)
+				}
+				req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, leafSrv.URL, nil)
+				if resp, err := down.Do(req); err == nil {
+					_ = resp.Body.Close()
+				}
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			})))
+			t.Cleanup(srv.Close)
+			var informational []int
+			var early []http.Header
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+					informational = append(informational, code)
+					early = append(early, http.Header(h))
+					return nil
+				},
+			})
+			resp := fetch(t, ctx, &http.Client{}, srv.URL)
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+			require.Equal(t, "never", resp.Header.Get("Retry-Pushback"), "the final status")
+			if !tc.hints {
+				require.Empty(t, informational)
+				return
+			}
+			require.Equal(t, []int{http.StatusEarlyHints}, informational)
+			require.Equal(t, "</style.css>; rel=preload", early[0].Get("Link"))
+			require.Empty(t, early[0].Get("Retry-Pushback"), "the 103")
+		})
+	}
 }
