@@ -3,6 +3,8 @@ package retryhttp
 import (
 	"bufio"
 	"context"
+	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -48,7 +50,7 @@ const (
 // it is 1 or more, the retrykit calls h makes on the request's context make
 // one attempt each, since the caller retries already. So the attempts of a
 // chain of servers add up rather than multiply. A garbled or negative value
-// counts as 0.
+// counts as 0. A value too large for an int counts as the largest int.
 //
 // A handler that answers a success, a fallback included, sends no signal.
 // So does a handler whose calls do not go through retrykit with the
@@ -59,13 +61,19 @@ func Handler(h http.Handler) http.Handler {
 		h = http.NotFoundHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		prev, err := strconv.Atoi(r.Header.Get(previousHeader))
-		if err != nil {
-			prev = 0
-		}
-		ctx, s := retry.Serve(r.Context(), prev)
+		ctx, s := retry.Serve(r.Context(), parsePrevious(r.Header.Get(previousHeader)))
 		h.ServeHTTP(&pushbackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx))
 	})
+}
+
+// parsePrevious returns the count of a previous-attempts header. A count
+// too large for an int is the largest int, and a garbled one is 0.
+func parsePrevious(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0 // strconv.Atoi gives the nearest int for a count out of range
+	}
+	return n
 }
 
 // pushbackWriter adds the pushback header to a failed answer, when the
@@ -142,7 +150,7 @@ func (e *pushbackError) Unwrap() []error { return []error{retry.ErrPushback, e.e
 // when the attempt, the nth of its request, is a retry or is made while
 // serving one.
 func withPrevious(r *http.Request, n int) *http.Request {
-	prev := n - 1 + retry.PreviousAttempts(r.Context())
+	prev := addAttempts(n-1, retry.PreviousAttempts(r.Context()))
 	if prev <= 0 {
 		return r
 	}
@@ -153,6 +161,15 @@ func withPrevious(r *http.Request, n int) *http.Request {
 	}
 	c.Header.Set(previousHeader, strconv.Itoa(prev))
 	return &c
+}
+
+// addAttempts returns a + b, two counts of attempts that are not negative,
+// or the largest int when the sum is larger.
+func addAttempts(a, b int) int {
+	if b > 0 && a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // once is the policy of recordFailure: one attempt, no guard.

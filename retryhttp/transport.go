@@ -129,10 +129,10 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // matching retry.ErrPushback for it, and the guard counts it as overload.
 // On a response that the classification does not retry, such as a 200, or
 // a 500 under DefaultRetryable, the header changes nothing, hedged or not.
-// Each retry carries the header
-// "Retry-Previous-Attempts" with the attempts that came before it. A request
-// made while serving a retry behind Handler carries it from its first
-// attempt on, and makes one attempt (see retry.Serve).
+// Each retry carries the header "Retry-Previous-Attempts" with the attempts
+// that came before it. The count stops at the largest int rather than
+// wrapping. A request made while serving a retry behind Handler carries it
+// from its first attempt on, and makes one attempt (see retry.Serve).
 //
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
