@@ -155,6 +155,8 @@ type Transport struct {
 	loopFirst bool             // the loop makes the first attempt too (see firstTry)
 	keys      bool             // WithIdempotencyKeys was given
 	built     bool
+
+	derived derivations // the Transports of policies of requests' contexts (see WithPolicy)
 }
 
 // An Option configures a [Transport] built by [New]. A nil Option changes
@@ -261,7 +263,24 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if base == nil {
 		base = pooled()
 	}
-	t := &Transport{base: base, timeout: p.AttemptTimeout(), built: true}
+	t := &Transport{base: base, built: true}
+	for _, opt := range opts {
+		if opt != nil { // a nil Option is no option, as in package retry
+			opt(t)
+		}
+	}
+	if err := t.adopt(p); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// adopt makes p, a valid policy, the policy of t's requests. p is bounded
+// as New says, and its attempt timeout and its predicate are taken out for
+// the Transport to apply itself. The guard is p's, or else the one given
+// with WithGuard, or else a fresh one.
+func (t *Transport) adopt(p policy.Policy) error {
+	t.timeout = p.AttemptTimeout()
 	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
 	}
@@ -269,11 +288,6 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		// The Transport times attempts itself: package retry would cancel
 		// an attempt's context when it returns, cutting the body off.
 		p = p.WithAttemptTimeout(0)
-	}
-	for _, opt := range opts {
-		if opt != nil { // a nil Option is no option, as in package retry
-			opt(t)
-		}
 	}
 	switch {
 	case p.Guard() != nil:
@@ -283,13 +297,13 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		p = p.WithGuard(policy.NewGuard(50, 1))
 	}
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
-		return nil, fmt.Errorf("retryhttp: %w", err)
+		return fmt.Errorf("retryhttp: %w", err)
 	}
 	// The Transport asks the policy's predicate itself (see toRetry), so
 	// that an outcome it refuses is final as one WithRetryIf refuses.
 	t.retryIf, t.p = p.Retryable, p.WithRetryIf(nil)
 	t.loopFirst = len(t.opts) > 0 || t.timeout > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0
-	return t, nil
+	return nil
 }
 
 // pooled returns the base of Transports built on a nil base: a clone of
