@@ -100,3 +100,33 @@ func BenchmarkOverheadFirstTry(b *testing.B) {
 func BenchmarkOverheadRetriedOnce(b *testing.B) {
 	b.Run("retryhttp", func(b *testing.B) { benchmarkOverhead(b, true, true) })
 }
+
+// BenchmarkOverheadOverride sets a first-try success under the Transport's
+// own policy beside one under a policy of the request's context
+// (WithPolicy), given again on every request.
+func BenchmarkOverheadOverride(b *testing.B) {
+	base := &canned{ok: &http.Response{Status: "200 OK", StatusCode: 200, Body: http.NoBody}}
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3))
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, err := http.NewRequest(http.MethodGet, "http://example.invalid", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	override := plain.WithContext(retryhttp.WithPolicy(plain.Context(), policy.Constant(0).WithMaxAttempts(4)))
+	for _, bm := range []struct {
+		name string
+		req  *http.Request
+	}{{"own", plain}, {"override", override}} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := tr.RoundTrip(bm.req)
+				if err != nil || resp.StatusCode != 200 {
+					b.Fatal(resp, err)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package retryhttp
 import (
 	"bufio"
 	"context"
+	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -23,9 +25,11 @@ const (
 
 // Handler adds the header "Retry-Pushback: never" to a failed answer of h
 // when a retry by the caller would meet the same failure. A failed answer
-// is a status of 429 or 500 and above. Handler looks at the last retrykit
-// call that failed on the request's context. The answer carries the header
-// when that call ended in one of these ways:
+// is a final status of 429 or 500 and above. An informational status that
+// h writes before it, such as 103 Early Hints, is sent as it is, without
+// the header. Handler looks at the last retrykit call that failed on the
+// request's context. The answer carries the header when that call ended in
+// one of these ways:
 //
 //   - Its guard shed it, or denied its retries.
 //   - It left its guard without a whole token.
@@ -46,7 +50,7 @@ const (
 // it is 1 or more, the retrykit calls h makes on the request's context make
 // one attempt each, since the caller retries already. So the attempts of a
 // chain of servers add up rather than multiply. A garbled or negative value
-// counts as 0.
+// counts as 0. A value too large for an int counts as the largest int.
 //
 // A handler that answers a success, a fallback included, sends no signal.
 // So does a handler whose calls do not go through retrykit with the
@@ -57,24 +61,36 @@ func Handler(h http.Handler) http.Handler {
 		h = http.NotFoundHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		prev, err := strconv.Atoi(r.Header.Get(previousHeader))
-		if err != nil {
-			prev = 0
-		}
-		ctx, s := retry.Serve(r.Context(), prev)
+		ctx, s := retry.Serve(r.Context(), parsePrevious(r.Header.Get(previousHeader)))
 		h.ServeHTTP(&pushbackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx))
 	})
 }
 
+// parsePrevious returns the count of a previous-attempts header. A count
+// too large for an int is the largest int, and a garbled one is 0.
+func parsePrevious(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0 // strconv.Atoi gives the nearest int for a count out of range
+	}
+	return n
+}
+
 // pushbackWriter adds the pushback header to a failed answer, when the
-// request's record says so, as the status is written.
+// request's record says so, as the final status is written.
 type pushbackWriter struct {
 	http.ResponseWriter
 	s     *retry.Served
-	wrote bool
+	wrote bool // the final status is written
 }
 
 func (w *pushbackWriter) WriteHeader(code int) {
+	if informational(code) {
+		// Not the answer yet: net/http sends it at once, and the final
+		// status follows, as it may for 103 Early Hints.
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
 	if !w.wrote {
 		w.wrote = true
 		if (code == http.StatusTooManyRequests || code >= 500) && w.s.Pushback() {
@@ -82,6 +98,13 @@ func (w *pushbackWriter) WriteHeader(code int) {
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// informational reports whether code is a 1xx status other than 101
+// Switching Protocols, which net/http's server writes ahead of the final
+// status. 101 is the final status of its connection.
+func informational(code int) bool {
+	return code >= 100 && code < 200 && code != http.StatusSwitchingProtocols
 }
 
 func (w *pushbackWriter) Write(b []byte) (int, error) {
@@ -127,7 +150,7 @@ func (e *pushbackError) Unwrap() []error { return []error{retry.ErrPushback, e.e
 // when the attempt, the nth of its request, is a retry or is made while
 // serving one.
 func withPrevious(r *http.Request, n int) *http.Request {
-	prev := n - 1 + retry.PreviousAttempts(r.Context())
+	prev := addAttempts(n-1, retry.PreviousAttempts(r.Context()))
 	if prev <= 0 {
 		return r
 	}
@@ -138,6 +161,15 @@ func withPrevious(r *http.Request, n int) *http.Request {
 	}
 	c.Header.Set(previousHeader, strconv.Itoa(prev))
 	return &c
+}
+
+// addAttempts returns a + b, two counts of attempts that are not negative,
+// or the largest int when the sum is larger.
+func addAttempts(a, b int) int {
+	if b > 0 && a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // once is the policy of recordFailure: one attempt, no guard.

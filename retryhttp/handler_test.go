@@ -6,6 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -274,4 +278,109 @@ func TestHandlerUnretriedFailureCountsAsLast(t *testing.T) {
 	mid := startMid(t, client(t, nil), false, overloaded.URL, broken.URL)
 	resp := fetch(t, context.Background(), &http.Client{}, mid.URL)
 	require.Empty(t, resp.Header.Get("Retry-Pushback"), "the call that failed last was a plain 500")
+}
+
+// An informational status the handler writes first, such as 103 Early
+// Hints, carries no pushback, and the final status gets it exactly as
+// without the 1xx.
+func TestHandlerPushbackAfterAnInformationalStatus(t *testing.T) {
+	_, leafSrv := startLeaf(t, http.StatusTooManyRequests)
+	down := client(t, learnt())
+	for _, tc := range []struct {
+		name  string
+		hints bool
+	}{
+		{"no 1xx", false},
+		{"103 first", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(retryhttp.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.hints {
+					w.Header().Set("Link", "</style.css>; rel=preload")
+					w.WriteHeader(http.StatusEarlyHints)
+				}
+				req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, leafSrv.URL, nil)
+				if resp, err := down.Do(req); err == nil {
+					_ = resp.Body.Close()
+				}
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			})))
+			t.Cleanup(srv.Close)
+			var informational []int
+			var early []http.Header
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+					informational = append(informational, code)
+					early = append(early, http.Header(h))
+					return nil
+				},
+			})
+			resp := fetch(t, ctx, &http.Client{}, srv.URL)
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+			require.Equal(t, "never", resp.Header.Get("Retry-Pushback"), "the final status")
+			if !tc.hints {
+				require.Empty(t, informational)
+				return
+			}
+			require.Equal(t, []int{http.StatusEarlyHints}, informational)
+			require.Equal(t, "</style.css>; rel=preload", early[0].Get("Link"))
+			require.Empty(t, early[0].Get("Retry-Pushback"), "the 103")
+		})
+	}
+}
+
+// A previous-attempts count saturates at the largest int, where it is read
+// and where attempts are added to it, rather than wrapping negative and
+// being dropped. A negative or garbled value counts as 0.
+func TestHandlerPreviousAttemptsSaturate(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("the cases are those of a 64-bit int")
+	}
+	const most = "9223372036854775807" // math.MaxInt64
+	for _, tc := range []struct {
+		in   string
+		sent []string // the header of the mid's first attempt downstream, and of its retry
+	}{
+		{"", []string{"", "1"}},
+		{"3", []string{"3", "4"}},
+		{"9223372036854775806", []string{"9223372036854775806", most}},
+		{most, []string{most, most}},
+		{"9223372036854775808", []string{most, most}},
+		{"99999999999999999999999", []string{most, most}},
+		{"-1", []string{"", "1"}},
+		{"-9223372036854775809", []string{"", "1"}},
+		{"x", []string{"", "1"}},
+		{"1e3", []string{"", "1"}},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			var mu sync.Mutex
+			var seen []string
+			// The leaf drops its first connection before any answer, a
+			// failure that the mid's call retries even while it serves a
+			// retry.
+			leafSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen = append(seen, r.Header.Get("Retry-Previous-Attempts"))
+				first := len(seen) == 1
+				mu.Unlock()
+				if first {
+					conn, _, err := http.NewResponseController(w).Hijack()
+					require.NoError(t, err)
+					_ = conn.Close()
+				}
+			}))
+			t.Cleanup(leafSrv.Close)
+			mid := startMid(t, client(t, nil), false, leafSrv.URL)
+			req, err := http.NewRequest(http.MethodGet, mid.URL, nil)
+			require.NoError(t, err)
+			req.Header.Set("Retry-Previous-Attempts", tc.in)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, http.StatusOK, resp.StatusCode, "the mid's retry reached the leaf")
+			mu.Lock()
+			defer mu.Unlock()
+			require.Equal(t, tc.sent, seen)
+		})
+	}
 }

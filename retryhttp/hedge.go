@@ -91,21 +91,15 @@ func (c *call) runHedged() (*http.Response, error) {
 			}
 			return nil, actx.Err()
 		}
-		if err == nil && pushedBack(resp) {
-			hs.mu.Lock()
-			hs.pending = append(hs.pending, resp)
-			hs.mu.Unlock()
-			return resp, &pushbackError{err: c.statusError(resp)}
-		}
 		if !c.retryable(c.req, resp, err) {
 			return c.final(resp, err, admitted)
 		}
-		e := c.lastError(resp, err)
-		if !c.t.policyRetries(e) {
+		e := c.retryError(resp, err)
+		if e == nil {
 			return c.final(resp, err, admitted)
 		}
 		if err != nil {
-			return nil, err
+			return nil, e
 		}
 		hs.mu.Lock()
 		hs.pending = append(hs.pending, resp)

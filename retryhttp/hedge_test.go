@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -384,4 +385,56 @@ func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
 	}
 	_, ready := lat.Estimate()
 	require.False(t, ready, "no attempt succeeded: the estimate has no sample")
+}
+
+// A hedged request reads Retry-Pushback where an unhedged one does: on a
+// response the Transport would retry, and nowhere else. A 200 or a 500
+// that carries the header comes back as any 200 or 500 does, and the guard
+// hears of it alike, so a healthy server that sets the header is never
+// taken for an overloaded one.
+func TestHedgedPushbackOnlyOnAResponseToRetry(t *testing.T) {
+	const requests = 20 // more than the 16 overloaded attempts in a row that stall a guard
+	for _, tt := range []struct {
+		status   int
+		pushback bool
+	}{
+		{http.StatusOK, false},
+		{http.StatusInternalServerError, false}, // a status the default classification does not retry
+		{http.StatusServiceUnavailable, true},
+	} {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.Header().Set("Retry-Pushback", "never")
+				w.WriteHeader(tt.status)
+			}))
+			defer srv.Close()
+			tokens := map[string]float64{}
+			for name, hedging := range map[string]policy.Hedging{"plain": {}, "hedged": {Delay: time.Hour}} {
+				n.Store(0)
+				g := policy.NewGuard(10, 1)
+				for range 5 {
+					g.Record(true, policy.Failed) // room for the successes' ratio
+				}
+				tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(0).WithMaxAttempts(3).WithGuard(g).WithHedging(hedging))
+				require.NoError(t, err)
+				for range requests {
+					resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+					require.NoError(t, err, name)
+					require.NoError(t, resp.Body.Close())
+					require.Equal(t, tt.status, resp.StatusCode, name)
+					if tt.pushback {
+						require.ErrorIs(t, retryhttp.Err(resp), retry.ErrPushback, name)
+					} else {
+						require.NoError(t, retryhttp.Err(resp), name)
+					}
+				}
+				require.EqualValues(t, requests, n.Load(), "%s: one attempt a request", name)
+				require.Equal(t, tt.pushback, g.Stalled(), "%s: the guard takes the header for overload only where it is read", name)
+				tokens[name] = g.Tokens()
+			}
+			require.Equal(t, tokens["plain"], tokens["hedged"], "the guard hears the same of both")
+		})
+	}
 }

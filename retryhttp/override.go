@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/retrykit/retrykit/policy"
 )
@@ -27,6 +28,13 @@ type override struct {
 // attempts. An invalid p is reported by RoundTrip, as an error matching
 // policy.ErrInvalid, and nothing is sent. retrygrpc spells the same
 // override for a gRPC call as a call option, retrygrpc.WithPolicy.
+//
+// A Transport keeps what it works out for up to 8 policies given this way.
+// A request under a policy it keeps allocates no more than a request under
+// the Transport's own policy. A ninth policy takes the place of the one
+// kept first. Copies of one Policy value are one policy, while two built
+// apart with the same settings are two. So build p once, and give it to
+// every request that needs it.
 func WithPolicy(ctx context.Context, p policy.Policy) context.Context {
 	return context.WithValue(ctx, overrideKey{}, &override{p: p})
 }
@@ -44,21 +52,68 @@ func WithoutRetry(ctx context.Context) context.Context {
 
 // roundTripUnder sends req under o, the override its context carries.
 func (t *Transport) roundTripUnder(req *http.Request, o *override) (*http.Response, error) {
-	base, p, retryable := t.settings()
 	if o.off {
+		base, _, _ := t.settings()
 		return base.RoundTrip(req)
 	}
-	if err := o.p.Validate(); err != nil {
-		return nil, refuse(req, err)
+	u := t.derived.get(o.p)
+	if u == nil {
+		var err error
+		if u, err = t.under(o.p); err != nil {
+			return nil, refuse(req, err)
+		}
+		t.derived.put(o.p, u)
 	}
-	// A Transport of its own for the request: the override's policy, the
-	// rest as t has it, and t's guard unless the policy brings one.
-	u, err := New(base, o.p, WithRetryIf(retryable), WithGuard(p.Guard()), WithRetryOptions(t.opts...))
-	if err != nil {
-		return nil, refuse(req, err)
-	}
-	u.keys = t.keys
 	return u.roundTrip(u.keyed(req))
+}
+
+// under returns the Transport of requests whose context carries p: p in
+// place of t's policy, and the rest as t has it. Its guard is t's, unless p
+// brings one.
+func (t *Transport) under(p policy.Policy) (*Transport, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	_, own, _ := t.settings()
+	u := &Transport{base: t.base, retryable: t.retryable, opts: t.opts, guard: own.Guard(), guardSet: true, keys: t.keys, built: true}
+	if err := u.adopt(p); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// derivationsKept is how many policies of requests' contexts a Transport
+// keeps the Transport of (see WithPolicy).
+const derivationsKept = 8
+
+// derivations keeps the Transports that under made for the last few
+// policies, so that a request under a policy given before allocates
+// nothing for it. A new one takes the place of the one made first.
+type derivations struct {
+	slots [derivationsKept]atomic.Pointer[derivation]
+	next  atomic.Uint32 // the slot the next one takes, modulo derivationsKept
+}
+
+// derivation is the Transport made for one policy.
+type derivation struct {
+	p policy.Policy // compared by identity: a Policy's settings never change
+	u *Transport
+}
+
+// get returns the Transport kept for p, or nil.
+func (d *derivations) get(p policy.Policy) *Transport {
+	for i := range d.slots {
+		if e := d.slots[i].Load(); e != nil && e.p == p {
+			return e.u
+		}
+	}
+	return nil
+}
+
+// put keeps u as the Transport for p.
+func (d *derivations) put(p policy.Policy, u *Transport) {
+	i := (d.next.Add(1) - 1) % derivationsKept
+	d.slots[i].Store(&derivation{p: p, u: u})
 }
 
 // refuse closes req's body, as a RoundTripper does on every error, and

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -148,4 +150,122 @@ func TestPerRequestPolicyZeroTransport(t *testing.T) {
 	var e *retry.Error
 	require.True(t, errors.As(retryhttp.Err(resp), &e))
 	require.Equal(t, 3, e.Attempts)
+}
+
+// A request whose context carries a policy allocates what a request does
+// through a Transport built with that policy, whether the request's context
+// is reused or made anew with WithPolicy. WithoutRetry allocates what the
+// base alone does.
+func TestPerRequestPolicyAllocations(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts are only meaningful without -race and -cover")
+	}
+	base := &canned{ok: &http.Response{Status: "200 OK", StatusCode: 200, Body: http.NoBody}}
+	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3))
+	require.NoError(t, err)
+	plainReq, err := http.NewRequest(http.MethodGet, "http://example.invalid", nil)
+	require.NoError(t, err)
+	allocs := func(rt http.RoundTripper, req func() *http.Request) float64 {
+		return testing.AllocsPerRun(1000, func() {
+			resp, err := rt.RoundTrip(req())
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatal(resp, err)
+			}
+		})
+	}
+	plain := func() *http.Request { return plainReq }
+	for _, tt := range []struct {
+		name string
+		p    policy.Policy
+	}{
+		{"an attempt limit", policy.Constant(0).WithMaxAttempts(4)},
+		{"no limit, bounded to 5 attempts", policy.Constant(0)},
+		{"a guard of its own", policy.Constant(0).WithMaxAttempts(4).WithGuard(policy.NewGuard(10, 1))},
+		{"an attempt timeout, which the loop times", policy.Constant(0).WithMaxAttempts(4).WithAttemptTimeout(time.Minute)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			like, err := retryhttp.New(base, tt.p)
+			require.NoError(t, err)
+			want := allocs(like, plain)
+			reused := plainReq.WithContext(retryhttp.WithPolicy(context.Background(), tt.p))
+			require.Equal(t, want, allocs(tr, func() *http.Request { return reused }), "a reused context")
+			fresh := func() *http.Request {
+				return plainReq.WithContext(retryhttp.WithPolicy(context.Background(), tt.p))
+			}
+			making := allocs(base, fresh) - allocs(base, plain) // what the caller allocates to make the request
+			require.Equal(t, want+making, allocs(tr, fresh), "a context made anew")
+		})
+	}
+	t.Run("no retry", func(t *testing.T) {
+		req := plainReq.WithContext(retryhttp.WithoutRetry(context.Background()))
+		require.Equal(t, allocs(base, plain), allocs(tr, func() *http.Request { return req }))
+	})
+}
+
+// A Transport keeps what it derives for 8 policies of requests' contexts:
+// requests under 8 policies in turn allocate nothing for them, and a ninth
+// policy takes the place of the first, so that the Transport holds no more.
+func TestPerRequestPolicyAllocationsSeveralPolicies(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts are only meaningful without -race and -cover")
+	}
+	base := &canned{ok: &http.Response{Status: "200 OK", StatusCode: 200, Body: http.NoBody}}
+	plainReq, err := http.NewRequest(http.MethodGet, "http://example.invalid", nil)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		policies int
+		free     bool
+	}{{1, true}, {8, true}, {9, false}} {
+		t.Run(strconv.Itoa(tt.policies), func(t *testing.T) {
+			tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3))
+			require.NoError(t, err)
+			var reqs []*http.Request
+			for i := range tt.policies {
+				p := policy.Constant(0).WithMaxAttempts(4 + i)
+				reqs = append(reqs, plainReq.WithContext(retryhttp.WithPolicy(context.Background(), p)))
+			}
+			inTurn := func(rt http.RoundTripper, reqs []*http.Request) float64 {
+				return testing.AllocsPerRun(100, func() {
+					for _, req := range reqs {
+						resp, err := rt.RoundTrip(req)
+						if err != nil || resp.StatusCode != 200 {
+							t.Fatal(resp, err)
+						}
+					}
+				})
+			}
+			bare := inTurn(base, reqs)
+			if tt.free {
+				require.Equal(t, bare, inTurn(tr, reqs))
+			} else {
+				require.Greater(t, inTurn(tr, reqs), bare)
+			}
+		})
+	}
+}
+
+// A zero Transport sends a request under a policy of its context through
+// http.DefaultTransport as it is when the request is sent, even under a
+// policy it was given before.
+func TestPerRequestPolicyZeroTransportFollowsTheDefault(t *testing.T) {
+	prev := http.DefaultTransport
+	defer func() { http.DefaultTransport = prev }()
+	var first, second atomic.Int32
+	answer := func(n *atomic.Int32) roundTripFunc {
+		return func(req *http.Request) (*http.Response, error) {
+			n.Add(1)
+			return &http.Response{Status: "200 OK", StatusCode: 200, Body: http.NoBody, Request: req}, nil
+		}
+	}
+	var tr retryhttp.Transport
+	req, err := http.NewRequestWithContext(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, "http://example.invalid", nil)
+	require.NoError(t, err)
+	for _, n := range []*atomic.Int32{&first, &second} {
+		http.DefaultTransport = answer(n)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+	}
+	require.Equal(t, int32(1), first.Load())
+	require.Equal(t, int32(1), second.Load(), "the default as it is now")
 }

@@ -122,14 +122,17 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Only requests that are safe to repeat and whose body can be sent again are
 // hedged. The losers' responses are drained and closed (see [New]).
 //
-// Retry at one layer. A response with the header "Retry-Pushback: never"
-// is not retried. Its server, behind [Handler], already retried and gave
-// up in a way a retry would meet again. It comes back as the final
-// response, [Err] returns an error matching retry.ErrPushback for it, and
-// the guard counts it as overload. Each retry carries the header
-// "Retry-Previous-Attempts" with the attempts that came before it. A request
-// made while serving a retry behind Handler carries it from its first
-// attempt on, and makes one attempt (see retry.Serve).
+// Retry at one layer. A response that the classification retries is not
+// retried when it has the header "Retry-Pushback: never". Its server,
+// behind [Handler], already retried and gave up in a way a retry would
+// meet again. It comes back as the final response, [Err] returns an error
+// matching retry.ErrPushback for it, and the guard counts it as overload.
+// On a response that the classification does not retry, such as a 200, or
+// a 500 under DefaultRetryable, the header changes nothing, hedged or not.
+// Each retry carries the header "Retry-Previous-Attempts" with the attempts
+// that came before it. The count stops at the largest int rather than
+// wrapping. A request made while serving a retry behind Handler carries it
+// from its first attempt on, and makes one attempt (see retry.Serve).
 //
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
@@ -152,6 +155,8 @@ type Transport struct {
 	loopFirst bool             // the loop makes the first attempt too (see firstTry)
 	keys      bool             // WithIdempotencyKeys was given
 	built     bool
+
+	derived derivations // the Transports of policies of requests' contexts (see WithPolicy)
 }
 
 // An Option configures a [Transport] built by [New]. A nil Option changes
@@ -258,7 +263,24 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	if base == nil {
 		base = pooled()
 	}
-	t := &Transport{base: base, timeout: p.AttemptTimeout(), built: true}
+	t := &Transport{base: base, built: true}
+	for _, opt := range opts {
+		if opt != nil { // a nil Option is no option, as in package retry
+			opt(t)
+		}
+	}
+	if err := t.adopt(p); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// adopt makes p, a valid policy, the policy of t's requests. p is bounded
+// as New says, and its attempt timeout and its predicate are taken out for
+// the Transport to apply itself. The guard is p's, or else the one given
+// with WithGuard, or else a fresh one.
+func (t *Transport) adopt(p policy.Policy) error {
+	t.timeout = p.AttemptTimeout()
 	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
 	}
@@ -266,11 +288,6 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		// The Transport times attempts itself: package retry would cancel
 		// an attempt's context when it returns, cutting the body off.
 		p = p.WithAttemptTimeout(0)
-	}
-	for _, opt := range opts {
-		if opt != nil { // a nil Option is no option, as in package retry
-			opt(t)
-		}
 	}
 	switch {
 	case p.Guard() != nil:
@@ -280,13 +297,13 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 		p = p.WithGuard(policy.NewGuard(50, 1))
 	}
 	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
-		return nil, fmt.Errorf("retryhttp: %w", err)
+		return fmt.Errorf("retryhttp: %w", err)
 	}
 	// The Transport asks the policy's predicate itself (see toRetry), so
 	// that an outcome it refuses is final as one WithRetryIf refuses.
 	t.retryIf, t.p = p.Retryable, p.WithRetryIf(nil)
 	t.loopFirst = len(t.opts) > 0 || t.timeout > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0
-	return t, nil
+	return nil
 }
 
 // pooled returns the base of Transports built on a nil base: a clone of
@@ -599,19 +616,16 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 }
 
 // toRetry returns, for the loop, the outcome of an attempt that the
-// Transport's classification retries. The policy's own predicate is asked
-// next: an outcome it refuses is final. Otherwise the response is held, and
-// the request's body rewound for the next attempt.
+// Transport's classification retries, as retryError rules. A response to
+// retry is held, and the request's body rewound for the next attempt.
 func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
-	if err == nil && pushedBack(resp) {
-		// The server asked not to retry: the loop ends the call with
-		// retry.ErrPushback, and the guard hears of overload.
-		c.held = resp
-		return resp, &pushbackError{err: c.statusError(resp)}
-	}
-	e := c.lastError(resp, err)
-	if !c.t.policyRetries(e) {
+	e := c.retryError(resp, err)
+	if e == nil {
 		return c.final(resp, err, c.n > 1)
+	}
+	if _, ok := e.(*pushbackError); ok {
+		c.held = resp // the final response: no attempt follows it
+		return resp, e
 	}
 	// Whether the body can be sent again is part of whether the outcome
 	// can be retried: it is rewound now, before the response is released,
@@ -634,6 +648,25 @@ func (c *call) toRetry(resp *http.Response, err error) (*http.Response, error) {
 	}
 	c.held = resp
 	return resp, e
+}
+
+// retryError returns the error the loop sees for an outcome that the
+// Transport's classification retries, hedged or not, and nil when the
+// outcome is final after all. A response that asks not to be retried (see
+// [Handler]) gives a *pushbackError: the loop ends the call with
+// retry.ErrPushback, and the guard hears of overload. The header is read
+// here alone, so a response the classification does not retry, such as a
+// 200 or a 500, comes back as it is whatever it carries. Otherwise the
+// policy's own predicate is asked, and an outcome it refuses is final.
+func (c *call) retryError(resp *http.Response, err error) error {
+	if err == nil && pushedBack(resp) {
+		return &pushbackError{err: c.statusError(resp)}
+	}
+	e := c.lastError(resp, err)
+	if !c.t.policyRetries(e) {
+		return nil
+	}
+	return e
 }
 
 // policyRetries reports whether the policy's own predicate
