@@ -59,6 +59,9 @@ func (c *call) round() (int, error) {
 	if max := c.p.MaxAttempts(); max > 0 {
 		limit = min(limit, max-c.count)
 	}
+	if c.oneAttempt(nil) { // the request served is a retry already: no hedge
+		limit = 1
+	}
 	r := &round{st: &roundState{ch: make(chan outcome, limit)}, limit: limit, hedging: limit > 1}
 	r.st.admitted[1] = c.admitted
 	r.start(c)
