@@ -42,8 +42,8 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // round's.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only when at least nine tenths of the guard's
-// capacity would be left after it takes its token. See
+// guard, a hedge starts only while the guard holds more than nine tenths of
+// its capacity, and takes a token as it starts: see
 // policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
 // so hedges that never win stop. An attempt that succeeds only after the
 // hedge delay adds nothing above that line: see policy.Slow. So a

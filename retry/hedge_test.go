@@ -183,6 +183,7 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 		drained.Record(true, policy.Failed)
 	}
 	guard := policy.NewGuard(10, 0.1)
+	small := policy.NewGuard(5, 0.1)
 	for _, tt := range []struct {
 		name   string
 		p      policy.Policy
@@ -192,6 +193,7 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 	}{
 		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 5.1}, // no hedge; the slow attempt's success adds the ratio below the hedge line
 		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 9.1},        // the hedge took a token, and won: the ratio comes back
+		{"small guard full", hedged(10 * time.Millisecond).WithGuard(small), small, 2, 4.1},  // a guard of fewer than ten tokens hedges too
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
