@@ -250,30 +250,33 @@ func (g *Guard) Done() { g.calls.Add(-1) }
 // flight.
 func (g *Guard) alone() bool { return g.calls.Load() == 1 }
 
-// AllowHedge reports whether a hedge may start beside a slow attempt. A
-// hedge starts only when at least nine tenths of the guard's capacity
-// would be left after it takes its token. It never starts as a probe. Unlike
-// a retry, a hedge takes its token as it starts, because whether it was
-// worth it is known late. A hedge that wins earns the ratio back, like any
-// success. A hedge that loses keeps its token spent. So hedges that lose
-// spend the guard down to nine tenths and then stop, and the rest stays for
-// retries. Only successes faster than the hedge delay lift the guard above
-// that line again (see [Slow]). Overload keeps it below.
+// AllowHedge reports whether a hedge may start beside a slow attempt, and
+// takes its token if so. A hedge may start while the guard holds more than
+// nine tenths of its capacity. It then takes one token, or what is left of
+// one. It never starts as a probe. Unlike a retry, a hedge takes its token
+// as it starts, because whether it was worth it is known late. A hedge
+// that wins earns the ratio back, like any success. A hedge that loses
+// keeps its token spent. So from a full guard, hedges that lose stop after
+// a tenth of the capacity, rounded up to a whole number: one for a guard of
+// up to ten tokens, five for NewGuard(50, 1). The rest of the tokens stays
+// for retries. Only successes faster than the hedge delay lift the guard
+// above the line again (see [Slow]). Overload keeps it below.
 func (g *Guard) AllowHedge() bool {
 	for {
 		t := g.tokens.Load()
-		if t-guardScale < g.hedgeLine() {
+		if t <= g.hedgeLine() {
 			return false
 		}
-		if g.tokens.CompareAndSwap(t, t-guardScale) {
+		if g.tokens.CompareAndSwap(t, max(t-guardScale, 0)) {
 			return true
 		}
 	}
 }
 
-// hedgeLine is the tokens a hedge must leave: nine tenths of the capacity.
-// Hedges are extra load that only a healthy dependency should get; the
-// tenth above the line is theirs to spend, the rest is the retries'.
+// hedgeLine is the line above which a hedge may start: nine tenths of the
+// capacity. Hedges are extra load that only a healthy dependency should
+// get; the tenth above the line is theirs to spend, the rest is the
+// retries'.
 func (g *Guard) hedgeLine() int64 { return g.cap / 10 * 9 }
 
 // add adds n millionths of a token, staying within [0, ceiling]; tokens

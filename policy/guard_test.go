@@ -42,7 +42,8 @@ func TestGuardRecordTable(t *testing.T) {
 			require.False(t, g.Allow(t0))
 		}, 0},
 		{"starting a hedge", 10, func(g *policy.Guard) { require.True(t, g.AllowHedge()) }, -1},
-		{"no hedge below nine tenths and one", 9.75, func(g *policy.Guard) { require.False(t, g.AllowHedge()) }, 0},
+		{"a hedge from above nine tenths", 9.25, func(g *policy.Guard) { require.True(t, g.AllowHedge()) }, -1},
+		{"no hedge at nine tenths", 9, func(g *policy.Guard) { require.False(t, g.AllowHedge()) }, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := policy.NewGuard(10, r)
@@ -166,6 +167,39 @@ func TestGuardHedgesTakeATokenAndStopAtNineTenths(t *testing.T) {
 	require.Equal(t, 46.0, g.Tokens())
 	var zero policy.Guard
 	require.False(t, zero.AllowHedge(), "an empty guard never hedges")
+}
+
+// A guard of any capacity hedges while it holds more than nine tenths of
+// it. Hedges that lose spend a tenth of the capacity, rounded up to a
+// whole token, and then stop: a guard of fewer than ten tokens lets one
+// through.
+func TestGuardHedgesAtEveryCapacity(t *testing.T) {
+	for _, tt := range []struct {
+		capacity float64
+		hedges   int
+	}{
+		{1, 1}, {2, 1}, {5, 1}, {9, 1}, {9.5, 1}, {10, 1}, {15, 2}, {50, 5}, {1000, 100},
+	} {
+		g := policy.NewGuard(tt.capacity, 1)
+		require.NoError(t, policy.Default().WithGuard(g).WithHedging(policy.Hedging{Delay: time.Millisecond}).Validate())
+		hedges := 0
+		for g.AllowHedge() { // each loses: its token stays spent
+			hedges++
+			require.LessOrEqual(t, hedges, tt.hedges, "capacity %v", tt.capacity)
+		}
+		require.Equal(t, tt.hedges, hedges, "capacity %v", tt.capacity)
+		require.InDelta(t, tt.capacity-float64(tt.hedges), g.Tokens(), 1e-9, "capacity %v", tt.capacity)
+		g.Record(false, policy.Slow)
+		require.False(t, g.AllowHedge(), "capacity %v: a slow success does not open it again", tt.capacity)
+	}
+	g := policy.NewGuard(1, 0.05)
+	require.True(t, g.AllowHedge())
+	for range 19 {
+		g.Record(false, policy.Succeeded)
+	}
+	require.InDelta(t, 0.95, g.Tokens(), 1e-9)
+	require.True(t, g.AllowHedge(), "above nine tenths, with less than a token")
+	require.Zero(t, g.Tokens(), "the hedge takes what is left, never below zero")
 }
 
 // A dependency failing attempts at random, retried up to 4 attempts: the
@@ -532,11 +566,11 @@ func FuzzGuard(f *testing.F) {
 			case 3:
 				line := math.Floor(math.Round(capacity*1e6)/10) * 9 / 1e6
 				got := g.AllowHedge()
-				if got != (math.Round(had*1e6)-1e6 >= math.Round(line*1e6)) {
+				if got != (math.Round(had*1e6) > math.Round(line*1e6)) {
 					t.Fatalf("AllowHedge() = %v with %v of %v tokens", got, had, capacity)
 				}
 				if got {
-					want--
+					want = max(want-1, 0)
 				}
 			case 4:
 				g.Record(admitted, policy.Slow)

@@ -20,11 +20,10 @@ const maxHedgeInFlight = 10
 // success wins, and the others are cancelled through their contexts.
 //
 // Every hedge counts against the policy's attempt limit. A policy with a
-// guard starts a hedge only when [Guard.AllowHedge] admits it. Each hedge
-// takes a token from the guard as it starts. A hedge starts only when at
-// least nine tenths of the guard's capacity would be left after it takes
-// its token. So hedges that never win stop, and hedging cannot feed an
-// overload. Hedge only operations that are safe to run twice at once, such
+// guard starts a hedge only when [Guard.AllowHedge] admits it: while the
+// guard holds more than nine tenths of its capacity. Each hedge takes a
+// token from the guard as it starts. So hedges that never win stop, and
+// hedging cannot feed an overload. Hedge only operations that are safe to run twice at once, such
 // as reads and idempotent writes.
 //
 // The zero Hedging hedges nothing. A Hedging is a plain value. The

@@ -185,23 +185,26 @@ func (c *call) once(fn func(context.Context) error) error {
 
 // once runs fn with ctx, under the policy's per-attempt timeout if it has
 // one. It returns fn's error, and the cancel of the attempt's timeout (nil
-// without one): the caller says when the attempt's context ends.
+// without one): the caller says when the attempt's context ends. The
+// timeout's timer is made only once something watches the attempt's
+// context (see attemptContext).
 func once(ctx context.Context, k *clock, timeout time.Duration, fn func(context.Context) error) (context.CancelFunc, error) {
 	if timeout <= 0 {
 		return nil, fn(ctx)
 	}
-	actx, cancel := k.withTimeout(ctx, timeout)
+	actx := newAttemptContext(ctx, k, timeout)
 	err := fn(actx)
-	if err != nil && done(actx) != nil && done(ctx) == nil {
+	if err != nil && actx.Err() != nil && done(ctx) == nil {
 		err = &attemptTimeoutError{timeout: timeout, err: err}
 	}
-	return cancel, err
+	return actx.cancel, err
 }
 
 // hold keeps the attempt's timeout, whose cancel is given, until the call
 // waits after the attempt. The context of the attempt whose value DoValue
 // returns so stays alive until its own timeout, or until the caller's
-// context ends. Do and Loop return no value: the timeout ends at once.
+// context ends. It holds a timer only if something watched it (see
+// attemptContext). Do and Loop return no value: the timeout ends at once.
 func (c *call) hold(cancel context.CancelFunc) {
 	switch {
 	case cancel == nil:

@@ -95,15 +95,3 @@ func (k *clock) stop() {
 		k.timer.Stop()
 	}
 }
-
-// withTimeout returns a context that expires timeout from now on the
-// policy's clock: the clock's own WithTimeout when it has one
-// (benbjohnson/clock's Mock does), the real clock's otherwise.
-func (k *clock) withTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if wt, ok := k.clk.(interface {
-		WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
-	}); ok {
-		return wt.WithTimeout(ctx, timeout)
-	}
-	return context.WithTimeout(ctx, timeout)
-}

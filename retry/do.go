@@ -151,7 +151,12 @@ func started(g *policy.Guard) bool {
 // when DoValue returns. So a value bound to it stays usable: a stream, an
 // *sql.Rows, a response body read later. Under the policy's attempt
 // timeout, that context ends at its own timeout or when ctx ends,
-// whichever comes first. Without one, it ends with ctx. The context of an
+// whichever comes first. Without one, it ends with ctx. Under the timeout,
+// it makes its timer only when something first watches it through its
+// Done channel, as an operation that does I/O does. So a kept context
+// that nothing watched holds no memory once the value is dropped, however
+// long the timeout. One that was watched holds its timer until it ends, as
+// a context of context.WithDeadline does. The context of an
 // attempt the call retries is cancelled as soon as the call starts to wait
 // after it. A value returned after such a wait, with [ErrThrottled] or
 // ctx's error, has its context cancelled already.

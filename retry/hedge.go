@@ -35,9 +35,15 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // moment its attempt returns. So a server's Retry-After holds back every
 // hedge not yet started.
 //
+// When ctx ends during a round, the call cancels the attempts still running
+// and waits for them to return, as Do waits for its attempt. The round then
+// ends as any other, and its error is the call's last error. So the call
+// keeps the error of the attempt that was running, not the previous
+// round's.
+//
 // Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only when at least nine tenths of the guard's
-// capacity would be left after it takes its token. See
+// guard, a hedge starts only while the guard holds more than nine tenths of
+// its capacity, and takes a token as it starts: see
 // policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
 // so hedges that never win stop. An attempt that succeeds only after the
 // hedge delay adds nothing above that line: see policy.Slow. So a
@@ -45,7 +51,8 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // retries of real failures go on.
 //
 // No hedge starts whose delay would end after ctx's deadline or past the
-// policy's time limit. The hedge delay is not jittered. With a
+// policy's time limit. None starts on a context from [Serve] whose request
+// is a retry already: see Serve. The hedge delay is not jittered. With a
 // policy.Latency, the latency of every successful attempt is given to it,
 // measured on the policy's clock.
 //
@@ -76,10 +83,11 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 // derived from ctx would. Once the call has returned, cancelling ctx no
 // longer ends it, and ctx keeps no reference to it. Under the policy's
 // attempt timeout, it ends at its own timeout too. The contexts of the other
-// attempts are cancelled when their round ends. When every attempt of a
-// round fails, the call keeps one failure's value. If the call then waits
-// and starts another round, that failure's context is cancelled as the
-// wait starts.
+// attempts are cancelled when their round ends. When ctx ends during a
+// round, every attempt still running is cancelled, the one whose value the
+// call returns too. When every attempt of a round fails, the call keeps one
+// failure's value. If the call then waits and starts another round, that
+// failure's context is cancelled as the wait starts.
 //
 // discard gets the values of every other attempt. Those are the attempts
 // that failed and were retried, and the hedges that lost, including those
@@ -144,8 +152,7 @@ type hedger struct {
 	guard   *policy.Guard
 	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
 
-	kept    context.CancelFunc // ends the context of the attempt whose value keep got
-	hedges  int                // hedges started so far
-	won     int                // the attempt whose success ended the call
-	prevErr error              // the error the last round ended with
+	kept   context.CancelFunc // ends the context of the attempt whose value keep got
+	hedges int                // hedges started so far
+	won    int                // the attempt whose success ended the call
 }

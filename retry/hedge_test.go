@@ -183,6 +183,7 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 		drained.Record(true, policy.Failed)
 	}
 	guard := policy.NewGuard(10, 0.1)
+	small := policy.NewGuard(5, 0.1)
 	for _, tt := range []struct {
 		name   string
 		p      policy.Policy
@@ -192,6 +193,7 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 	}{
 		{"guard at half", hedged(10 * time.Millisecond).WithGuard(drained), drained, 1, 5.1}, // no hedge; the slow attempt's success adds the ratio below the hedge line
 		{"guard full", hedged(10 * time.Millisecond).WithGuard(guard), guard, 2, 9.1},        // the hedge took a token, and won: the ratio comes back
+		{"small guard full", hedged(10 * time.Millisecond).WithGuard(small), small, 2, 4.1},  // a guard of fewer than ten tokens hedges too
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -437,17 +439,113 @@ func TestHedgeWithAttemptTimeouts(t *testing.T) {
 	})
 }
 
-func TestHedgeKeepsThePreviousRoundsErrorWhenCancelled(t *testing.T) {
+// TestHedgeKeepsTheRunningAttemptsErrorWhenTheContextEnds: when ctx ends
+// during an attempt, Hedge and HedgeValue end with the error that attempt
+// returns, and its value, as Do and DoValue do. Attempt 1 fails at once,
+// the call waits 1s, and attempt 2 runs until its context ends at 1.5s,
+// then returns an error of its own.
+func TestHedgeKeepsTheRunningAttemptsErrorWhenTheContextEnds(t *testing.T) {
+	err503 := errors.New("attempt 1: 503")
+	errReset := errors.New("attempt 2: connection reset")
+	op := func(n *atomic.Int32) func(context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) {
+			if i := int(n.Add(1)); i == 1 {
+				return i, err503
+			}
+			<-ctx.Done()
+			return 2, errReset
+		}
+	}
+	// No hedge starts: its delay is longer than the call.
+	p := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: time.Hour})
+	calls := []struct {
+		name string
+		run  func(context.Context, func(context.Context) (int, error)) (int, error)
+	}{
+		{"Do", func(ctx context.Context, fn func(context.Context) (int, error)) (int, error) {
+			return 0, retry.Do(ctx, func(ctx context.Context) error { _, err := fn(ctx); return err }, p)
+		}},
+		{"Hedge", func(ctx context.Context, fn func(context.Context) (int, error)) (int, error) {
+			return 0, retry.Hedge(ctx, func(ctx context.Context) error { _, err := fn(ctx); return err }, p)
+		}},
+		{"DoValue", func(ctx context.Context, fn func(context.Context) (int, error)) (int, error) {
+			return retry.DoValue(ctx, fn, p)
+		}},
+		{"HedgeValue", func(ctx context.Context, fn func(context.Context) (int, error)) (int, error) {
+			return retry.HedgeValue(ctx, fn, p, nil)
+		}},
+	}
+	for _, end := range []struct {
+		name  string
+		ctx   func() (context.Context, context.CancelFunc)
+		cause error
+		want  string
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(1500*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled, "retry: context canceled after 2 attempts: attempt 2: connection reset"},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		}, context.DeadlineExceeded, "retry: context deadline exceeded after 2 attempts in 1.5s: attempt 2: connection reset"},
+	} {
+		for _, call := range calls {
+			t.Run(end.name+"/"+call.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					ctx, cancel := end.ctx()
+					defer cancel()
+					var n atomic.Int32
+					v, err := call.run(ctx, op(&n))
+					require.ErrorIs(t, err, end.cause)
+					require.ErrorIs(t, err, errReset, "the running attempt's own error")
+					require.NotErrorIs(t, err, err503)
+					require.EqualError(t, err, end.want)
+					if call.name == "DoValue" || call.name == "HedgeValue" {
+						require.Equal(t, 2, v, "the value of the attempt whose error is returned")
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestHedgeWaitsForItsCancelledAttemptsWhenTheContextEnds: the attempts
+// running side by side when ctx ends are cancelled, and the call ends with
+// the error of the one that returns last, once it has.
+func TestHedgeWaitsForItsCancelledAttemptsWhenTheContextEnds(t *testing.T) {
+	errFirst := errors.New("attempt 1: cancelled")
+	errSecond := errors.New("attempt 2: cancelled, after a moment of cleanup")
 	synctest.Test(t, func(t *testing.T) {
-		// Round 1: both attempts fail by 40ms; the back-off waits 1s; round
-		// 2's two attempts hang until the deadline at 1.2s.
-		a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond, err: errFlaky}, {after: 30 * time.Millisecond, err: errFlaky}, {after: time.Hour}}}
-		ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
-		defer cancel()
-		err := retry.Hedge(ctx, a.op, hedged(10*time.Millisecond))
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.ErrorIs(t, err, errFlaky, "the last real error survives the cancellation")
-		require.Equal(t, 4, a.starts())
+		var n atomic.Int32
+		fn := func(ctx context.Context) error {
+			i := n.Add(1)
+			<-ctx.Done()
+			if i == 1 {
+				return errFirst
+			}
+			time.Sleep(time.Millisecond)
+			return errSecond
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		err := retry.Hedge(ctx, fn, hedged(10*time.Millisecond))
+		require.ErrorIs(t, err, context.Canceled)
+		require.ErrorIs(t, err, errSecond)
+		require.Equal(t, 101*time.Millisecond, time.Since(start), "the call waited for the hedge to return")
+		require.EqualValues(t, 2, n.Load())
+
+		// HedgeValue: the context of the attempt whose value it returns
+		// was cancelled with the others.
+		ctx, cancel = context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		actx, err := retry.HedgeValue(ctx, func(ctx context.Context) (context.Context, error) {
+			<-ctx.Done()
+			return ctx, errFirst
+		}, hedged(time.Hour), nil)
+		require.ErrorIs(t, err, errFirst)
+		require.ErrorIs(t, actx.Err(), context.Canceled)
 	})
 }
 

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,6 +59,9 @@ func (c *call) round() (int, error) {
 	if max := c.p.MaxAttempts(); max > 0 {
 		limit = min(limit, max-c.count)
 	}
+	if c.oneAttempt(nil) { // the request served is a retry already: no hedge
+		limit = 1
+	}
 	r := &round{st: &roundState{ch: make(chan outcome, limit)}, limit: limit, hedging: limit > 1}
 	r.st.admitted[1] = c.admitted
 	r.start(c)
@@ -67,16 +69,14 @@ func (c *call) round() (int, error) {
 		r.arm(c)
 		select {
 		case o := <-r.st.ch:
-			if errors.Is(o.err, context.DeadlineExceeded) && c.expired() {
+			if o.err != nil && c.expired() {
 				<-c.done // the attempt ended at the call's deadline, and the call's context is about to
-			}
-			if c.stopping() != nil { // the attempt most likely ended with the call's context
-				r.running--
-				r.settle(c, o)
-				return r.stopped(c)
 			}
 			if end, final := r.arrive(c, o); end {
 				return r.end(c, final)
+			}
+			if c.stopping() != nil {
+				return r.stopped(c)
 			}
 		case <-r.fire:
 			r.hedge(c)
@@ -94,16 +94,23 @@ func (c *call) expired() bool {
 	return !c.deadline.IsZero() && !c.clock.now().Before(c.deadline)
 }
 
-// stopped ends the round when the call's context is done. The call keeps
-// the error of the round's latest failure, or of the previous round.
+// stopped ends the round when the call's context is done. It cancels the
+// attempts still running and waits for them to return, as Do waits for its
+// attempt, so that the round ends with what they return: the call keeps the
+// latest error an attempt returned, never the previous round's.
 func (r *round) stopped(c *call) (int, error) {
-	if r.last.i == 0 {
-		r.last.err = c.hedge.prevErr
-		if r.last.err == nil {
-			r.last.err = c.ctx.Err()
+	r.stopTimer()
+	r.hedging = false
+	for i := 1; i <= r.started; i++ {
+		if !r.reported[i] {
+			r.cancels[i]()
 		}
 	}
-	return r.end(c, r.last)
+	for {
+		if end, final := r.arrive(c, <-r.st.ch); end {
+			return r.end(c, final)
+		}
+	}
 }
 
 // start starts the round's next attempt on a goroutine of its own, with a
@@ -244,7 +251,6 @@ func (r *round) end(c *call, o outcome) (int, error) {
 	if o.err == nil {
 		h.won = c.attempts + o.i
 	}
-	h.prevErr = o.err
 	return r.started, o.err
 }
 

@@ -116,7 +116,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	if failed && p.MaxAttempts() > 0 && c.count >= p.MaxAttempts() {
 		return c.giveUp(err, cause, "")
 	}
-	if failed && !c.loop && c.served.Previous() > 0 && !unreached(err) {
+	if failed && c.oneAttempt(err) {
 		return c.giveUp(err, cause, "the request served is a retry already: one attempt")
 	}
 	if hinted && d > p.MaxHint() {

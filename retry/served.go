@@ -64,12 +64,14 @@ type servedKey struct{}
 // attempt, as a caller's previous-attempts header says. A negative previous
 // counts as 0.
 //
-// A call made on the returned context while previous is at least 1 does
-// not retry an answer of its dependency. The request is a retry already,
-// and its caller retries it again if need be. So the attempts along a chain
-// of servers add up rather than multiply. When the call did not reach its
-// dependency, because of a refused or reset connection or an EOF before the
-// answer, it retries as the policy says. Nothing downstream did any work.
+// A call made on the returned context while previous is at least 1 makes
+// one attempt at a time. It does not retry an answer of its dependency,
+// and a [Hedge] starts no hedge beside a slow attempt. The request is a
+// retry already, and its caller retries it again if need be. So the
+// attempts along a chain of servers add up rather than multiply. When the
+// call did not reach its dependency, because of a refused or reset
+// connection or an EOF before the answer, it retries as the policy says.
+// Nothing downstream did any work.
 //
 // A call made on the returned context retries an answer of its dependency
 // only while its policy's guard has a whole token left, even when it is
@@ -157,6 +159,15 @@ func (c *call) repeat(err error) int {
 // and the policy's guard agrees: its last 16 attempts in a row did too.
 func (c *call) overloaded() bool {
 	return c.attempts > 0 && !c.mixed && c.p.Guard().Stalled()
+}
+
+// oneAttempt reports whether the call serves a request that is a retry
+// already, by the rule of [Serve], and so makes no other attempt beside or
+// after its latest. err is that attempt's error: an answer of the
+// dependency is not retried, a failure that did not reach it is. A nil err
+// asks about a hedge beside a running attempt, which never starts.
+func (c *call) oneAttempt(err error) bool {
+	return !c.loop && c.served.Previous() > 0 && !unreached(err)
 }
 
 // unreached reports whether err, the last error of a call, says that the

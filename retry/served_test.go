@@ -6,6 +6,7 @@ import (
 	"net"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -176,4 +177,38 @@ func TestServedHopsOwnFailuresAreRetried(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.Equal(t, 4, n, "a refused connection reached nothing downstream: retried as the policy says, while serving a retry and with an empty guard")
 	require.False(t, s.Pushback(), "the hop's own failure asks no pushback upstream")
+}
+
+// TestServedRetryStartsNoHedge: a hedged call made while serving a retry
+// makes one attempt at a time, as Do does. It starts no hedge beside a
+// slow attempt, and retries only what did not reach the dependency.
+func TestServedRetryStartsNoHedge(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tt := range []struct {
+		name   string
+		steps  []step
+		starts int
+		err    error // nil: the call succeeds
+	}{
+		{"a slow answer", []step{{after: 50 * time.Millisecond}}, 1, nil},
+		{"a slow failed answer", []step{{after: 50 * time.Millisecond, err: errFlaky}}, 1, retry.ErrExhausted},
+		{"refused, then a slow answer", []step{{err: refused}, {after: 50 * time.Millisecond}}, 2, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, _ := retry.Serve(context.Background(), 1)
+				a := &attemptPlan{steps: tt.steps}
+				var ev events
+				p := policy.Constant(time.Millisecond).WithMaxAttempts(4).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond})
+				err := retry.Hedge(ctx, a.op, p, retry.WithHooks(ev.hooks()))
+				if tt.err == nil {
+					require.NoError(t, err)
+				} else {
+					require.ErrorIs(t, err, tt.err)
+				}
+				require.Equal(t, tt.starts, a.starts())
+				require.Zero(t, ev.dones[0].Hedges)
+			})
+		})
+	}
 }

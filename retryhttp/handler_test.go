@@ -19,6 +19,7 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
+	"github.com/retrykit/retrykit/retrytest"
 )
 
 // hopPolicy is the policy of every hop in these tests: 4 attempts, no wait.
@@ -383,4 +384,50 @@ func TestHandlerPreviousAttemptsSaturate(t *testing.T) {
 			require.Equal(t, tc.sent, seen)
 		})
 	}
+}
+
+// A hedged Transport used by a handler behind Handler that serves a retry
+// makes one attempt, as an unhedged one does: no hedge delay is armed, and
+// the leaf gets one request, however slow its answer.
+func TestHandlerServingARetryHedgesNothing(t *testing.T) {
+	var requests atomic.Int32
+	entered, release := make(chan struct{}), make(chan struct{})
+	leafSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			close(entered)
+			select { // slow: past the hedge delay, until the test lets it answer
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(leafSrv.Close)
+	clk := retrytest.NewClock()
+	tr, err := retryhttp.New(nil, hopPolicy.WithClock(clk).WithHedging(policy.Hedging{Delay: time.Second}))
+	require.NoError(t, err)
+	mid := startMid(t, &http.Client{Transport: tr}, false, leafSrv.URL)
+
+	done := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, mid.URL, nil)
+		req.Header.Set("Retry-Previous-Attempts", "1") // the request is a retry
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			resp = nil
+		} else {
+			_ = resp.Body.Close()
+		}
+		done <- resp
+	}()
+	<-entered
+	if clk.Waits() > 0 {
+		clk.Step(t) // a hedge delay was armed: let its hedge go
+	}
+	close(release)
+	resp := <-done
+	require.NotNil(t, resp)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.EqualValues(t, 1, requests.Load(), "one attempt: the request served is a retry already")
+	require.Zero(t, clk.Waits(), "no hedge delay was armed")
 }

@@ -1,0 +1,116 @@
+package retry
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrykit/retrykit/policy"
+)
+
+// timeouter is a clock that makes contexts which expire on it, as
+// benbjohnson/clock's Mock does.
+type timeouter interface {
+	WithTimeout(context.Context, time.Duration) (context.Context, context.CancelFunc)
+}
+
+// attemptContext is the context of an attempt under the policy's attempt
+// timeout. It answers as the context of context.WithDeadline would, from
+// the start. It makes that context, and the timer that ends it, only when
+// something first asks for its Done channel, or asks about it once it has
+// ended. Until then neither a timer nor its parent refers to it. So a kept
+// context that nothing watched is collected once dropped, however long
+// its timeout.
+type attemptContext struct {
+	parent    context.Context
+	deadline  time.Time    // the attempt's, or the parent's when it comes first
+	clk       policy.Clock // the policy's clock, when contexts expire on it (a timeouter); nil: the real clock
+	made      atomic.Bool
+	cancelled atomic.Bool // cancel was called
+	mu        sync.Mutex  // held while ctx is made
+	ctx       context.Context
+	stop      context.CancelFunc
+}
+
+// newAttemptContext returns the context of an attempt that starts now on
+// k, under parent, and ends timeout later.
+func newAttemptContext(parent context.Context, k *clock, timeout time.Duration) *attemptContext {
+	a := &attemptContext{parent: parent}
+	if _, ok := k.clk.(timeouter); ok {
+		a.clk = k.clk
+	}
+	a.deadline = a.now().Add(timeout)
+	if d, ok := parent.Deadline(); ok && d.Before(a.deadline) {
+		a.deadline = d
+	}
+	return a
+}
+
+func (a *attemptContext) Deadline() (time.Time, bool) { return a.deadline, true }
+
+func (a *attemptContext) Done() <-chan struct{} { return a.timed().Done() }
+
+func (a *attemptContext) Err() error {
+	if !a.made.Load() && !a.ended() {
+		return nil
+	}
+	return a.timed().Err()
+}
+
+// Value answers from the context made, once there is one: a context
+// derived from this one then registers with it, as with any context of the
+// context package, rather than on a goroutine of its own.
+func (a *attemptContext) Value(key any) any {
+	if a.made.Load() {
+		return a.ctx.Value(key)
+	}
+	return a.parent.Value(key)
+}
+
+// cancel ends the context, and its timer if it has one.
+func (a *attemptContext) cancel() {
+	a.cancelled.Store(true)
+	if a.made.Load() {
+		a.stop()
+	}
+}
+
+// ended reports whether the context has ended, before its timer is made:
+// cancelled, its parent done, or its deadline passed.
+func (a *attemptContext) ended() bool {
+	if a.cancelled.Load() || done(a.parent) != nil {
+		return true
+	}
+	return !a.now().Before(a.deadline)
+}
+
+// now reads the clock the deadline is on.
+func (a *attemptContext) now() time.Time {
+	if a.clk == nil {
+		return time.Now()
+	}
+	return a.clk.Now()
+}
+
+// timed returns the context that ends at the deadline, made on the first
+// call.
+func (a *attemptContext) timed() context.Context {
+	if a.made.Load() {
+		return a.ctx
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.made.Load() {
+		if wt, ok := a.clk.(timeouter); ok {
+			a.ctx, a.stop = wt.WithTimeout(a.parent, a.deadline.Sub(a.clk.Now()))
+		} else {
+			a.ctx, a.stop = context.WithDeadline(a.parent, a.deadline)
+		}
+		a.made.Store(true)
+		if a.cancelled.Load() {
+			a.stop()
+		}
+	}
+	return a.ctx
+}
