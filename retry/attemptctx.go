@@ -44,6 +44,14 @@ func newAttemptContext(parent context.Context, k *clock, timeout time.Duration) 
 	if d, ok := parent.Deadline(); ok && d.Before(a.deadline) {
 		a.deadline = d
 	}
+	if a.clk != nil {
+		// A clock of one's own schedules its timeouts in order with its
+		// other timers (a test's mock, a simulation's virtual clock): the
+		// timeout is made as the attempt starts, before anything it waits
+		// for, so that at a tie the timeout comes first, as it would on
+		// the real clock.
+		a.timed()
+	}
 	return a
 }
 
