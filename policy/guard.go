@@ -18,7 +18,7 @@ const maxGuardTokens = 1_000_000
 
 // stallRun is how many attempts in a row must show overload, with no
 // success or fast failure between them, before the guard holds new calls
-// back; stallInFlight is how many calls it lets be in flight meanwhile.
+// back; stallInFlight is how many attempts it lets run meanwhile.
 const (
 	stallRun      = 16
 	stallInFlight = 16
@@ -48,7 +48,7 @@ const probeEvery = time.Second
 //	cut short by the caller's context        nothing         nothing
 //	asking for a retry, admitted or denied                   nothing
 //	starting a hedge                                         -1
-//	a call held back before its first try    nothing
+//	a first attempt held back, waiting       nothing
 //
 // "Up to 9/10" means that a slow success adds r without lifting the tokens
 // above nine tenths of the capacity (see [Slow]). A hedge takes its token as
@@ -102,25 +102,35 @@ const probeEvery = time.Second
 // A call that is alone in flight has its retries admitted whatever the
 // tokens, as Envoy's minimum retry concurrency does. One call at a time
 // cannot make a storm, because its retries take the place of its next
-// call. Its outcomes still add or take tokens. The guard counts the calls in
-// flight that package retry tells it of ([Guard.Start]).
+// call. Its outcomes still add or take tokens. A call is in flight from
+// its start to its end, its waits included ([Guard.Start]).
 //
 // # New calls held back
 //
-// The guard also holds new calls back, before their first attempt, while
-// the dependency answers nothing but overload. This starts once the last 16
-// attempts in a row have shown overload, with no success or fast failure
-// between them. From then on, a new call that finds 16 or more calls in
-// flight fails at once with retry.ErrShed and never reaches the dependency
-// ([Guard.Start]). The calls already in flight go on. The first success or fast failure lets new
-// calls through again.
+// This section is the home of the rule that holds new calls back. While
+// the dependency answers nothing but overload, at most 16 attempts run at
+// once, and a new call's first attempt waits for its turn. This starts once
+// the last 16 attempts in a row have shown overload, with no success or
+// fast failure between them. Only attempts that are running take room. A
+// call waiting between attempts does not, nor does a Loop between runs.
+//
+// A call held back waits as it would for a denied retry. It waits its next
+// back-off delay and asks again, and each wait uses up an attempt. Its turn
+// comes, first come first served, when a running attempt ends, or at once
+// when the dependency answers (a success or a fast failure). Once a second,
+// one call held back goes as the guard's probe, which it shares with
+// retries, so attempts that never end cannot hold calls back for good. A
+// call ends while held back only when its attempts, its time limit or its
+// context's deadline come first. It then returns an error matching
+// retry.ErrShed, and it never reached the dependency.
 //
 // So a pause shorter than the attempt timeout holds nothing back, because
-// no attempt times out during it. A stall holds new calls back as soon as
-// 16 attempts in a row have timed out. That keeps the dependency's queue
-// from filling with attempts whose callers will be gone by the time it
-// serves them. The calls of a dependency that fails fast are never held
-// back.
+// no attempt times out during it. A dependency that answers at once, even
+// with overload such as a 429, has few attempts running and holds nothing
+// back either. A stall lets 16 attempts at a time reach the dependency,
+// which keeps its queue from filling with attempts whose callers will be
+// gone by the time it serves them, while the callers who would wait keep
+// their calls.
 //
 // # Probes and denied retries
 //
@@ -133,8 +143,8 @@ const probeEvery = time.Second
 // attempts or time. It then returns an error matching retry.ErrThrottled.
 //
 // A Guard is safe for concurrent use. It reads no clock: callers pass the
-// time in. Its methods do not allocate, except Start when it holds a call
-// back and says why. The zero Guard admits nothing but probes. Use NewGuard.
+// time in. Its methods do not allocate, except Enter when it holds a call
+// back. The zero Guard admits nothing but probes. Use NewGuard.
 type Guard struct {
 	tokens  atomic.Int64 // in millionths of a token, within [0, cap]
 	probe   atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
@@ -305,7 +315,7 @@ func (g *Guard) Tokens() float64 {
 
 // Stalled reports whether the last 16 attempts in a row showed overload,
 // with no success or fast failure between them. It is the state in which
-// [Guard.Start] holds new calls back once 16 are in flight. A nil *Guard
+// [Guard.Enter] holds first attempts back once 16 attempts are running. A nil *Guard
 // is not stalled.
 func (g *Guard) Stalled() bool {
 	return g != nil && g.stall.Load() >= stallRun

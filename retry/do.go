@@ -43,9 +43,9 @@ var (
 //     [ErrHintTooLong] for the three cases.
 //   - An [*Error] matching [ErrPushback] and the last error, at once, when
 //     fn's error matches ErrPushback. The server asked not to retry.
-//   - An [*Error] matching [ErrShed], at once and before fn is called, when
-//     the policy's guard holds new calls back. Its Last is nil. See
-//     [ErrShed] for when the guard does so.
+//   - An [*Error] matching [ErrShed], before fn is called, when the
+//     policy's guard held the call back until a limit came first. Its Last
+//     is nil. See [ErrShed].
 //   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
 //     a nil fn or an invalid policy. For an invalid policy it matches
 //     policy.ErrInvalid too.

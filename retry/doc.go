@@ -25,9 +25,9 @@
 //
 // # The loop
 //
-// A call that the policy's guard holds back ends at once with [ErrShed].
-// It ends before its first attempt. [Loop] is never held back. Every other
-// call runs the same steps, in this order, each a rule of its own:
+// A call that the policy's guard holds back first waits for its turn (see
+// policy.Guard, "New calls held back"). Then every call runs the same
+// steps, in this order, each a rule of its own:
 //
 //  1. Make an attempt. [Hedge] makes a round of attempts.
 //  2. End on success, on a [Permanent] error, on [ErrPushback], or on an

@@ -22,14 +22,14 @@ var ErrExhausted = errors.New("retry: exhausted")
 // token left. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
-// ErrShed is matched by the error a call returns at once, before its first
-// attempt, when its policy's guard holds new calls back. Once the last 16
-// attempts in a row have shown overload, with no success or fast failure
-// between them, a new call that finds 16 or more calls in flight fails
-// this way. policy.Guard defines overload and is the home of this rule.
-// The operation never ran, so the call is safe to make again later, even
-// when the operation is not idempotent. The error's message says why the
-// call was held back. Its Last is nil. [Loop] is never held back.
+// ErrShed is matched by the error of a call that the policy's guard held
+// back before its first attempt until its attempt limit, its time limit or
+// its context ended it. A call held back waits for its turn as it waits
+// for a denied retry; policy.Guard is the home of that rule, under "New
+// calls held back". The operation never ran, so the call is safe to make
+// again later, even when the operation is not idempotent. Its Last is nil.
+// When the context ended the wait, the error matches the context's error
+// too. [Loop] waits for its turn for as long as its context allows.
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by an attempt's error when the policy's

@@ -28,9 +28,9 @@ import (
 // other case, the code is the last status's code. errors.As finds the
 // *retry.Error, with the attempts made and the last status. A pushback
 // that says stop, such as a server behind [UnaryServerInterceptor] sends,
-// makes it match retry.ErrPushback, and the guard counts it as overload. When the
-// policy's guard holds new calls back, the call fails before its first
-// attempt with an error matching retry.ErrShed.
+// makes it match retry.ErrPushback, and the guard counts it as overload. A
+// call the policy's guard held back until a limit came first fails before
+// its first attempt with an error matching retry.ErrShed.
 //
 // gRPC's own retry, a retryPolicy in the service config, runs beneath the
 // interceptor, once per attempt. The attempts then multiply, so dial with

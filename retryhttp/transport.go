@@ -69,8 +69,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // exhaust the policy, RoundTrip returns a nil response and a *retry.Error.
 // That error matches retry.ErrExhausted and the last connection error. An
 // http.Client wraps it in a *url.Error, and errors.Is still finds both.
-// While the guard holds new calls back, RoundTrip sends nothing and returns
-// a nil response with an error matching retry.ErrShed.
+// A request the guard held back until a limit came first is never sent:
+// RoundTrip returns a nil response with an error matching retry.ErrShed.
 //
 // The base transport may also send a request again on its own. net/http
 // does so for an idempotent request whose reused connection is reset before
@@ -79,7 +79,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Request bodies. Each retry sends the body again, from Request.GetBody.
 // http.NewRequest sets GetBody for in-memory bodies. A body with no GetBody
 // is sent once and never retried, so that no retry sends a half-empty body.
-// Such a request is sent without asking the guard.
+// Such a request is a call of one attempt: the guard admits it and hears of
+// its outcome as of any first attempt.
 //
 // The body is rewound as soon as an attempt's outcome is one to retry,
 // before its response is released. A GetBody that fails makes that outcome
@@ -235,8 +236,8 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // while denied returns its last response, and [Err] says that the guard
 // stopped it. When its last attempt got no response, as after an attempt
 // timeout, RoundTrip returns an error matching retry.ErrThrottled instead.
-// While the guard holds new calls back, a request fails at once with an error
-// matching retry.ErrShed, and nothing is sent. Give p an attempt timeout
+// While the guard holds new calls back, a request waits for its turn before
+// anything is sent, as policy.Guard says. Give p an attempt timeout
 // with policy.Policy.WithAttemptTimeout. The guard reads an attempt cut off
 // by it as overload. It reads one cut off by the request's own context as
 // nothing. Use one Transport per dependency, so that each dependency has one
