@@ -2,7 +2,6 @@ package retrygrpc
 
 import (
 	"context"
-	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -69,17 +68,3 @@ type servedStream struct {
 }
 
 func (s *servedStream) Context() context.Context { return s.ctx }
-
-// previous returns the attempts that came before the call served on ctx, as
-// its grpc-previous-rpc-attempts header says, or 0.
-func previous(ctx context.Context) int {
-	v := metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey)
-	if len(v) != 1 {
-		return 0
-	}
-	n, err := strconv.Atoi(v[0])
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
