@@ -2,6 +2,8 @@ package retrygrpc
 
 import (
 	"context"
+	"errors"
+	"math"
 	"strconv"
 
 	"google.golang.org/grpc/metadata"
@@ -16,7 +18,7 @@ import (
 // metadata does not send its caller's count beside its own. Otherwise it
 // returns ctx itself.
 func withPrevious(ctx context.Context, n int) context.Context {
-	prev := n - 1 + retry.PreviousAttempts(ctx)
+	prev := addAttempts(n-1, retry.PreviousAttempts(ctx))
 	if prev <= 0 {
 		return ctx
 	}
@@ -29,15 +31,34 @@ func withPrevious(ctx context.Context, n int) context.Context {
 }
 
 // previous returns the attempts that came before the call served on ctx, as
-// its grpc-previous-rpc-attempts header says, or 0.
+// its grpc-previous-rpc-attempts header says, or 0 (see
+// [UnaryServerInterceptor]).
 func previous(ctx context.Context) int {
 	v := metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey)
 	if len(v) != 1 {
 		return 0
 	}
-	n, err := strconv.Atoi(v[0])
-	if err != nil || n < 0 {
+	return parseAttempts(v[0])
+}
+
+// parseAttempts reads one previous-attempts value. A number past the
+// largest int reads as the largest int, so that a huge count stays huge
+// rather than reading as a first attempt. A negative or garbled value reads
+// as 0.
+func parseAttempts(v string) int {
+	n, err := strconv.Atoi(v) // past the range of int, Atoi returns the int nearest
+	if n < 0 || err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0
 	}
 	return n
+}
+
+// addAttempts returns a + b for counts of 0 or more, or the largest int when
+// the sum would overflow: a count saturates, so that it never wraps to a
+// negative one that reads as a first attempt.
+func addAttempts(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }

@@ -2,6 +2,8 @@ package retrygrpc_test
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -69,4 +71,22 @@ func TestForwardedMetadataCarriesOnePreviousAttempts(t *testing.T) {
 		"one value on every call: the middle's own count replaces the one it forwards")
 	require.Equal(t, wantStore, store.count(), "the attempts of the chain add up")
 	require.Equal(t, []string{"", "1", "2", "3", "1", "2", "3", "1", "2", "3"}, store.seen())
+}
+
+func TestHugePreviousAttemptsSaturate(t *testing.T) {
+	for _, v := range []string{strconv.Itoa(math.MaxInt), "9223372036854775808", "99999999999999999999999999"} {
+		t.Run(v, func(t *testing.T) {
+			// A caller without the interceptor sends the header itself.
+			store := &health{steps: []step{{code: codes.Unavailable}}}
+			leaf := &forwardHop{down: serve(t, store, retrying(hopPolicy)...)}
+			middle := &forwardHop{down: serveHop(t, leaf, retrying(hopPolicy)...)}
+			user := serveHop(t, middle)
+
+			ctx := metadata.AppendToOutgoingContext(t.Context(), retrygrpc.PreviousAttemptsKey, v)
+			_, err := user.Check(ctx, &healthpb.HealthCheckRequest{})
+			require.Equal(t, codes.Unavailable, status.Code(err))
+			require.Equal(t, []string{strconv.Itoa(math.MaxInt)}, leaf.seen(), "the middle serves a retry: one attempt, at the largest count")
+			require.Equal(t, []string{strconv.Itoa(math.MaxInt)}, store.seen(), "and so does the leaf")
+		})
+	}
 }

@@ -30,7 +30,8 @@ import (
 // While it is 1 or more, the retrykit calls the handler makes on the call's
 // context make one attempt each, since the caller retries already. So the
 // attempts of a chain of servers add up rather than multiply. A garbled or
-// negative value counts as 0.
+// negative value counts as 0. A value past the largest int counts as the
+// largest int, and so does the count sent on downstream.
 //
 // A handler that succeeds, with a fallback or otherwise, sends no signal.
 // So does one whose calls do not go through retrykit with the call's
