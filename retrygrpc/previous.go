@@ -32,13 +32,14 @@ func withPrevious(ctx context.Context, n int) context.Context {
 
 // previous returns the attempts that came before the call served on ctx, as
 // its grpc-previous-rpc-attempts header says, or 0 (see
-// [UnaryServerInterceptor]).
+// [UnaryServerInterceptor]). A repeated header counts by its largest value:
+// a client that appended its count to a forwarded one sent both.
 func previous(ctx context.Context) int {
-	v := metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey)
-	if len(v) != 1 {
-		return 0
+	n := 0
+	for _, v := range metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey) {
+		n = max(n, parseAttempts(v))
 	}
-	return parseAttempts(v[0])
+	return n
 }
 
 // parseAttempts reads one previous-attempts value. A number past the

@@ -32,6 +32,9 @@ func TestPreviousReadsTheHeader(t *testing.T) {
 		{"empty", []string{""}, 0},
 		{"a fraction", []string{"1.5"}, 0},
 		{"padded", []string{" 1"}, 0},
+		{"repeated", []string{"1", "1"}, 1},
+		{"repeated: the largest counts", []string{"2", "garbled", "5", "-7"}, 5},
+		{"repeated: every one garbled", []string{"x", "-1"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()

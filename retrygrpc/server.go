@@ -31,7 +31,8 @@ import (
 // context make one attempt each, since the caller retries already. So the
 // attempts of a chain of servers add up rather than multiply. A garbled or
 // negative value counts as 0. A value past the largest int counts as the
-// largest int, and so does the count sent on downstream.
+// largest int, and so does the count sent on downstream. When the header
+// is repeated, its largest value counts.
 //
 // A handler that succeeds, with a fallback or otherwise, sends no signal.
 // So does one whose calls do not go through retrykit with the call's
