@@ -50,13 +50,14 @@ const (
 	// counts the attempt as overload.
 	PushbackKey = "grpc-retry-pushback-ms"
 	// PreviousAttemptsKey is the request header that tells the server how
-	// many attempts of this call came before (gRPC A6). It is absent on the
-	// first attempt and carries 1, 2, … on the retries. An attempt made
-	// while serving a retry adds the count of the request it serves (see
-	// [UnaryServerInterceptor]). The client interceptors set the header to
-	// one value, in place of any the outgoing metadata has. So a hop that
-	// forwards its incoming metadata sends its own count alone. An attempt
-	// with no count to send leaves the outgoing metadata as it is.
+	// many attempts of this call came before (gRPC A6). The client
+	// interceptors send 1, 2, … on the retries. An attempt made while
+	// serving a retry adds the count of the request it serves, its first
+	// attempt included (see [UnaryServerInterceptor]). The client
+	// interceptors set the header to one value, in place of any the
+	// outgoing metadata has. So a hop that forwards its incoming metadata
+	// sends its own count alone. An attempt with no count to send leaves
+	// the outgoing metadata as it is.
 	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 )
 
