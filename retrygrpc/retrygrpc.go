@@ -50,8 +50,14 @@ const (
 	// counts the attempt as overload.
 	PushbackKey = "grpc-retry-pushback-ms"
 	// PreviousAttemptsKey is the request header that tells the server how
-	// many attempts of this call came before (gRPC A6). It is absent on the
-	// first attempt and carries 1, 2, … on the retries.
+	// many attempts of this call came before (gRPC A6). The client
+	// interceptors send 1, 2, … on the retries. An attempt made while
+	// serving a retry adds the count of the request it serves, its first
+	// attempt included (see [UnaryServerInterceptor]). The client
+	// interceptors set the header to one value, in place of any the
+	// outgoing metadata has. So a hop that forwards its incoming metadata
+	// sends its own count alone. An attempt with no count to send leaves
+	// the outgoing metadata as it is.
 	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 )
 
@@ -224,15 +230,4 @@ func policyFor(p policy.Policy, opts []grpc.CallOption) (policy.Policy, bool) {
 		}
 	}
 	return p, on
-}
-
-// withPrevious returns ctx carrying the previous-attempts header for attempt
-// n (counting the first attempt), when it is a retry or is made while serving
-// one (see retry.PreviousAttempts). Otherwise it returns ctx itself.
-func withPrevious(ctx context.Context, n int) context.Context {
-	prev := n - 1 + retry.PreviousAttempts(ctx)
-	if prev <= 0 {
-		return ctx
-	}
-	return metadata.AppendToOutgoingContext(ctx, PreviousAttemptsKey, strconv.Itoa(prev))
 }

@@ -2,7 +2,6 @@ package retrygrpc
 
 import (
 	"context"
-	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -31,7 +30,9 @@ import (
 // While it is 1 or more, the retrykit calls the handler makes on the call's
 // context make one attempt each, since the caller retries already. So the
 // attempts of a chain of servers add up rather than multiply. A garbled or
-// negative value counts as 0.
+// negative value counts as 0. A value past the largest int counts as the
+// largest int, and so does the count sent on downstream. When the header
+// is repeated, its largest value counts.
 //
 // A handler that succeeds, with a fallback or otherwise, sends no signal.
 // So does one whose calls do not go through retrykit with the call's
@@ -69,17 +70,3 @@ type servedStream struct {
 }
 
 func (s *servedStream) Context() context.Context { return s.ctx }
-
-// previous returns the attempts that came before the call served on ctx, as
-// its grpc-previous-rpc-attempts header says, or 0.
-func previous(ctx context.Context) int {
-	v := metadata.ValueFromIncomingContext(ctx, PreviousAttemptsKey)
-	if len(v) != 1 {
-		return 0
-	}
-	n, err := strconv.Atoi(v[0])
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}

@@ -3,6 +3,7 @@ package retrygrpc_test
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 
@@ -37,7 +38,7 @@ type health struct {
 
 	mu       sync.Mutex
 	calls    int
-	previous []string    // grpc-previous-rpc-attempts of each call, "" if absent
+	previous []string    // grpc-previous-rpc-attempts of each call, its values joined by commas, "" if absent
 	onCall   func(n int) // called at the start of call n (1-based), if set
 	services []string    // Watch: the service named by each request
 }
@@ -47,11 +48,7 @@ func (h *health) next(ctx context.Context) step {
 	h.calls++
 	n := h.calls
 	md, _ := metadata.FromIncomingContext(ctx)
-	prev := ""
-	if v := md.Get(retrygrpc.PreviousAttemptsKey); len(v) > 0 {
-		prev = v[0]
-	}
-	h.previous = append(h.previous, prev)
+	h.previous = append(h.previous, strings.Join(md.Get(retrygrpc.PreviousAttemptsKey), ","))
 	s := h.steps[min(n, len(h.steps))-1]
 	f := h.onCall
 	h.mu.Unlock()

@@ -150,7 +150,19 @@ func (s *clientStream) Context() context.Context {
 func (s *clientStream) SendMsg(m any) error {
 	// The send itself runs without the lock: it can wait for flow control
 	// while the receiving goroutine needs the lock to take messages in.
+	cs, committed := s.keep(m)
+	err := cs.SendMsg(m)
+	if err == io.EOF && !committed {
+		return nil
+	}
+	return err
+}
+
+// keep keeps a copy of m to replay while the stream is not committed, and
+// returns the current attempt and whether the stream is committed.
+func (s *clientStream) keep(m any) (grpc.ClientStream, bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock() // a message whose reflection panics leaves the lock free
 	if !s.committed {
 		pm, ok := m.(proto.Message)
 		if ok {
@@ -162,13 +174,7 @@ func (s *clientStream) SendMsg(m any) error {
 			s.sent = append(s.sent, proto.Clone(pm))
 		}
 	}
-	cs, committed := s.cs, s.committed
-	s.mu.Unlock()
-	err := cs.SendMsg(m)
-	if err == io.EOF && !committed {
-		return nil
-	}
-	return err
+	return s.cs, s.committed
 }
 
 // RecvMsg receives the next message. A failure before the stream is
@@ -224,23 +230,10 @@ func (s *clientStream) retry(first error, m any) error {
 // attempt opens a new stream, replays what the caller sent, and receives
 // into m.
 func (s *clientStream) attempt(ctx context.Context, m any) error {
-	s.mu.Lock()
-	s.n++
-	cs, err := s.streamer(withPrevious(ctx, s.n), s.desc, s.cc, s.method, s.opts...)
+	cs, err := s.open(ctx)
 	if err != nil {
-		s.mu.Unlock()
 		return s.cfg.classify(s.p, s.caller, ctx, err, nil)
 	}
-	s.cs = cs
-	for _, msg := range s.sent {
-		if cs.SendMsg(msg) != nil {
-			break // the attempt has ended: RecvMsg says how
-		}
-	}
-	if s.closed {
-		_ = cs.CloseSend()
-	}
-	s.mu.Unlock()
 	if m == nil {
 		return nil
 	}
@@ -258,4 +251,26 @@ func (s *clientStream) attempt(ctx context.Context, m any) error {
 		return retry.Permanent(err)
 	}
 	return s.cfg.classify(s.p, s.caller, ctx, err, cs.Trailer())
+}
+
+// open opens the next attempt, makes it the current one, and replays on it
+// what the caller sent.
+func (s *clientStream) open(ctx context.Context) (grpc.ClientStream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock() // a streamer that panics leaves the lock free
+	s.n++
+	cs, err := s.streamer(withPrevious(ctx, s.n), s.desc, s.cc, s.method, s.opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.cs = cs
+	for _, msg := range s.sent {
+		if cs.SendMsg(msg) != nil {
+			break // the attempt has ended: RecvMsg says how
+		}
+	}
+	if s.closed {
+		_ = cs.CloseSend()
+	}
+	return cs, nil
 }

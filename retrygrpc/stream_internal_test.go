@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/retrykit/retrykit/policy"
@@ -86,4 +87,58 @@ func TestAttemptDeadlineSeenFirstByTheServerIsRetried(t *testing.T) {
 	// is not in the retried set.
 	got = c.classify(policy.Default(), caller, caller, err, nil)
 	require.True(t, retry.Classify(got).Permanent)
+}
+
+// failedStream is an attempt that failed Unavailable before its header.
+type failedStream struct{ grpc.ClientStream }
+
+func (failedStream) RecvMsg(any) error            { return status.Error(codes.Unavailable, "down") }
+func (failedStream) Header() (metadata.MD, error) { return nil, nil }
+func (failedStream) Trailer() metadata.MD         { return nil }
+func (failedStream) SendMsg(any) error            { return nil }
+func (failedStream) CloseSend() error             { return nil }
+func (failedStream) Context() context.Context     { return context.Background() }
+
+// panicMessage is a proto.Message whose reflection panics, as a broken
+// generated type might.
+type panicMessage struct{ *wrapperspb.StringValue }
+
+func (panicMessage) ProtoReflect() protoreflect.Message { panic("ProtoReflect") }
+
+func TestStreamPanicLeavesTheStreamUnlocked(t *testing.T) {
+	// A panic under the stream's lock, recovered by the caller, must not
+	// leave the lock held: the other goroutine's SendMsg, CloseSend,
+	// Header and Context would wait on it forever.
+	for name, tc := range map[string]struct {
+		streamer func(n int) // called at the start of the n-th open
+		use      func(cs grpc.ClientStream)
+	}{
+		"streamer panics on a retry": {
+			streamer: func(n int) {
+				if n > 1 {
+					panic("streamer")
+				}
+			},
+			use: func(cs grpc.ClientStream) { _ = cs.RecvMsg(new(wrapperspb.StringValue)) },
+		},
+		"message panics as it is kept": {
+			streamer: func(int) {},
+			use:      func(cs grpc.ClientStream) { _ = cs.SendMsg(panicMessage{wrapperspb.String("x")}) },
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opened := 0
+			streamer := func(context.Context, *grpc.StreamDesc, *grpc.ClientConn, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+				opened++
+				tc.streamer(opened)
+				return failedStream{}, nil
+			}
+			cs, err := StreamClientInterceptor(policy.Constant(0).WithMaxAttempts(3))(context.Background(), &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, nil, "/x/y", streamer)
+			require.NoError(t, err)
+			require.Panics(t, func() { tc.use(cs) })
+			s := cs.(*clientStream)
+			require.True(t, s.mu.TryLock(), "the panic left the stream's lock held")
+			s.mu.Unlock()
+		})
+	}
 }
