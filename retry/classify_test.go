@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -55,21 +53,4 @@ func TestClassifyAgreesWithTheLoop(t *testing.T) {
 		require.Equal(t, policy.Overloaded, retry.Classify(re.Last).Outcome)
 		require.True(t, retry.Classify(re.Last).Timeout)
 	})
-}
-
-func TestConnectionError(t *testing.T) {
-	tests := []struct {
-		err  error
-		want bool
-	}{
-		{io.EOF, true},
-		{&net.OpError{Op: "dial", Err: errors.New("refused")}, true},
-		{context.Canceled, false},
-		{context.DeadlineExceeded, true}, // a transport's own timeouts match it; the caller's context tells its deadline apart
-		{retry.ErrAttemptTimeout, true},
-		{errors.New("unsupported protocol scheme"), false},
-	}
-	for _, tt := range tests {
-		require.Equal(t, tt.want, retry.ConnectionError(tt.err), "ConnectionError(%v)", tt.err)
-	}
 }

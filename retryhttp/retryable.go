@@ -8,10 +8,15 @@ import (
 )
 
 // DefaultRetryable is the Transport's default classification. It retries
-// connection errors (see retry.ConnectionError) and the statuses 429 Too
-// Many Requests, 502 Bad Gateway, 503 Service Unavailable and 504 Gateway
-// Timeout. It retries only requests that are safe to repeat (see
-// [Idempotent]) and whose context is not done.
+// connection errors and the statuses 429 Too Many Requests, 502 Bad
+// Gateway, 503 Service Unavailable and 504 Gateway Timeout. A connection
+// error is a failure to reach the server or to hear back from it, such as a
+// refused or reset connection or a timeout. An error that no retry cures is
+// not one, and a request that meets it is sent once. Such errors include an
+// untrusted certificate and a server's refusal of a client without a
+// certificate. [retry.ConnectionError] has the full rule. It retries only
+// requests that are safe to repeat (see [Idempotent]) and whose context is
+// not done.
 func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 	if !Idempotent(req) {
 		return false

@@ -48,9 +48,11 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // connection errors and the statuses 429, 502, 503 and 504, for requests
 // that are safe to repeat. Connection errors include refused and reset
 // connections, an EOF before a response, and the base transport's own
-// timeouts. A request is safe to repeat when its method is GET, HEAD,
-// OPTIONS, TRACE, PUT or DELETE, or when it has a non-empty Idempotency-Key
-// header. Once the request's context is done, nothing is retried.
+// timeouts. An untrusted certificate or a server's refusal of a client
+// without a certificate is not one (see [DefaultRetryable]). A request is
+// safe to repeat when its method is GET, HEAD, OPTIONS, TRACE, PUT or
+// DELETE, or when it has a non-empty Idempotency-Key header. Once the
+// request's context is done, nothing is retried.
 //
 // Two predicates decide what is retried. This package's [WithRetryIf]
 // replaces the Transport's classification, and sees the request, the

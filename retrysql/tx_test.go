@@ -90,6 +90,8 @@ func TestTxReturnsOtherErrorsAtOnce(t *testing.T) {
 	unique := &stateError{"23505"}
 	plain := errors.New("insufficient funds")
 	ctxErr := fmt.Errorf("timeout: %w", context.DeadlineExceeded) // a statement's own deadline
+	// A bad DSN: no retry cures it.
+	badAddr := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "missing port in address", Addr: "db"}}
 	for _, tc := range []struct {
 		name          string
 		fn            []error
@@ -102,6 +104,7 @@ func TestTxReturnsOtherErrorsAtOnce(t *testing.T) {
 		{name: "plain error from fn", fn: []error{plain}, want: plain, runs: 1, rollbacks: 1},
 		{name: "deadline of a statement in fn", fn: []error{ctxErr}, want: ctxErr, runs: 1, rollbacks: 1},
 		{name: "non-connection error from BEGIN", begin: []error{plain}, want: plain},
+		{name: "malformed address from BEGIN", begin: []error{badAddr}, want: badAddr},
 		{name: "23505 from COMMIT (a deferred constraint)", commit: []error{unique}, want: unique, runs: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
