@@ -541,9 +541,9 @@ func TestGuardHeldCallRunsInItsTurn(t *testing.T) {
 					g := policy.NewGuard(50, 1)
 					stalled(t, g)
 					start := time.Now()
-					var ranAt time.Duration
+					var ranAt atomic.Int64 // a time.Duration
 					op := func(context.Context) error {
-						ranAt = time.Since(start)
+						ranAt.Store(int64(time.Since(start)))
 						return retry.Permanent(errFlaky)
 					}
 					errc := make(chan error, 1)
@@ -557,12 +557,12 @@ func TestGuardHeldCallRunsInItsTurn(t *testing.T) {
 					}()
 					time.Sleep(200 * time.Millisecond)
 					synctest.Wait()
-					require.Zero(t, ranAt, "held back")
+					require.Zero(t, ranAt.Load(), "held back")
 					if tt.turn != nil {
 						tt.turn(g)
 					}
 					require.ErrorIs(t, <-errc, errFlaky)
-					require.Equal(t, tt.want, ranAt)
+					require.Equal(t, tt.want, time.Duration(ranAt.Load()))
 					if tt.turn == nil {
 						require.True(t, sixteenRunning(g), "the call's attempt has ended")
 					}
