@@ -30,14 +30,23 @@ type spec struct {
 	limit     time.Duration
 }
 
-// specOf returns the common policy of s: storm.Retrying, or the fleet
-// outage's own. TestAdmissionScenarios checks that it says what the
-// scenario's policy says.
+// specOf returns the common policy of s: storm.Retrying, the fleet
+// outage's own, or that of the fleets whose callers would wait a minute
+// (the fleet outage's with the attempt timeout). TestAdmissionScenarios
+// checks that it says what the scenario's policy says; a scenario of a
+// policy of its own not named here gets none.
 func specOf(s storm.Scenario) spec {
-	if s.Policy != nil { // the fleet outage
-		return spec{base: 100 * time.Millisecond, cap: 5 * time.Second, limit: time.Minute}
+	fleet := spec{base: 100 * time.Millisecond, cap: 5 * time.Second, limit: time.Minute}
+	switch {
+	case s.Policy == nil:
+		return spec{base: 100 * time.Millisecond, cap: 2 * time.Second, attempts: 4, timeout: storm.AttemptTimeout}
+	case s.Name == storm.FleetOutage().Name:
+		return fleet
+	case s.Name == storm.FleetLimit().Name, s.Name == storm.FleetStall().Name:
+		fleet.timeout = storm.AttemptTimeout
+		return fleet
 	}
-	return spec{base: 100 * time.Millisecond, cap: 2 * time.Second, attempts: 4, timeout: storm.AttemptTimeout}
+	return spec{}
 }
 
 // policy returns sp as a retrykit policy.

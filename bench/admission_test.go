@@ -18,12 +18,13 @@ import (
 type figure int
 
 const (
-	recovery figure = iota // time to recover after the trouble ends
-	success                // calls that succeed
-	lost                   // calls lost
-	fleet                  // calls that succeed, and the p99 of their end after the outage
-	perCall                // attempts per call
-	closed                 // calls that succeed, of a closed loop
+	recovery  figure = iota // time to recover after the trouble ends
+	success                 // calls that succeed
+	lost                    // calls lost
+	fleet                   // calls that succeed, and the p99 of their end after the outage
+	fleetWait               // the same, of the fleets whose callers would wait a minute
+	perCall                 // attempts per call
+	closed                  // calls that succeed, of a closed loop
 )
 
 type admissionScenario struct {
@@ -52,6 +53,8 @@ func admissionScenarios() []admissionScenario {
 	return append(list,
 		admissionScenario{s: storm.Blip(), figure: lost},
 		admissionScenario{s: storm.FleetOutage(), figure: fleet},
+		admissionScenario{s: storm.FleetLimit(), figure: fleetWait},
+		admissionScenario{s: storm.FleetStall(), figure: fleetWait},
 		admissionScenario{s: storm.Down(storm.FastOutage), figure: perCall},
 		admissionScenario{s: storm.Down(storm.SlowOutage), figure: perCall},
 		admissionScenario{s: storm.ClosedOutage(storm.FastOutage), figure: closed},
@@ -105,21 +108,21 @@ func TestAdmissionScenarios(t *testing.T) {
 	}
 }
 
-// fleetRuns is how many times the fleet outage runs for each client: one
-// run's p99 is the 10th latest of 1,000 calls, which jitter moves by
-// ±0.15 s from run to run, so the table and the goal take the median of a
-// few (a fleet run is cheap).
+// fleetRuns is how many times each fleet runs for each client: one run's
+// p99 is the 10th latest of 1,000 calls, which jitter moves by ±0.15 s
+// from run to run in the fleet outage, so the table and the goal take the
+// median of a few (a fleet run is cheap).
 const fleetRuns = 5
 
 func (sc admissionScenario) runs() int {
-	if sc.figure == fleet {
+	if sc.figure == fleet || sc.figure == fleetWait {
 		return fleetRuns
 	}
 	return 1
 }
 
 // fleetP99 returns the median over runs of the 99th percentile of the
-// calls' end after the outage.
+// calls' end after the trouble (every fleet's lasts storm.FleetDown).
 func fleetP99(runs []storm.Result) time.Duration {
 	p := make([]time.Duration, len(runs))
 	for i, r := range runs {
@@ -140,6 +143,13 @@ func fleetP99(runs []storm.Result) time.Duration {
 // 10 % is the margin of internal/storm's own check of the guard against
 // plain retries; without it the goal's "no worse" fails in most runs.
 const fleetSlack = 0.10
+
+// fleetWaitSlack is how much later than the best peer's the guard's p99
+// after the trouble of a fleet whose callers would wait may be: 25 %, the
+// margin of internal/storm's TestStressFleetsThatWait against plain
+// retries. The guard must also get 99.5 % of the calls through, where a
+// call it holds back waits for its turn within its limits.
+const fleetWaitSlack = 0.25
 
 // blipSlack is how many more calls than the best peer's the guard may lose
 // to the blip. With full jitter a call is lost when its three retries all
@@ -193,14 +203,20 @@ func checkAdmissionGoal(t *testing.T, sc admissionScenario, clients []admissionC
 		}
 		best := slices.MinFunc(peers, func(a, b []storm.Result) int { return a[0].Lost() - b[0].Lost() })[0]
 		require.LessOrEqual(t, g.Lost(), best.Lost()+blipSlack, "beside the best peer")
-	case fleet:
-		for _, r := range guarded {
-			require.Equal(t, 1.0, r.Success())
+	case fleet, fleetWait:
+		least, slack := 1.0, fleetSlack
+		if sc.figure == fleetWait {
+			least, slack = 0.995, fleetWaitSlack
 		}
+		for _, r := range guarded {
+			require.GreaterOrEqual(t, r.Success(), least)
+		}
+		// Every peer draws full jitter exactly, avast's included, so the
+		// best of the four is the best jittered peer.
 		best := fleetP99(slices.MinFunc(peers, func(a, b []storm.Result) int { return int(fleetP99(a) - fleetP99(b)) }))
 		gp := fleetP99(guarded)
-		t.Logf("p99 after the outage, median of %d runs: guard %v, best peer %v", fleetRuns, gp, best)
-		require.LessOrEqual(t, float64(gp), (1+fleetSlack)*float64(best), "p99 after the outage beside the best peer")
+		t.Logf("p99 after the trouble, median of %d runs: guard %v, best peer %v", fleetRuns, gp, best)
+		require.LessOrEqual(t, float64(gp), (1+slack)*float64(best), "p99 after the trouble beside the best peer")
 	case closed:
 		// Full jitter moves a few calls of 70,000 from run to run, for
 		// every client alike.
@@ -247,7 +263,7 @@ func cell(sc admissionScenario, runs []storm.Result) string {
 		return fmt.Sprintf("%.2f%%", 100*r.Success())
 	case lost:
 		return fmt.Sprintf("%d lost", r.Lost())
-	case fleet:
+	case fleet, fleetWait:
 		worst := slices.MinFunc(runs, func(a, b storm.Result) int { return a.Succeeded - b.Succeeded })
 		if worst.Succeeded == 0 {
 			return "0%"
