@@ -219,9 +219,17 @@ func checkAdmissionGoal(t *testing.T, sc admissionScenario, clients []admissionC
 		require.LessOrEqual(t, float64(gp), (1+slack)*float64(best), "p99 after the trouble beside the best peer")
 	case closed:
 		// Full jitter moves a few calls of 70,000 from run to run, for
-		// every client alike.
+		// every client alike. Through the outage by timeout the guard holds
+		// new calls back, and a held call waits its back-off before it gives
+		// up, so its caller makes its next call later: 0.2 to 0.3 % fewer
+		// calls through in four runs (BENCHMARKS.md), the slack of
+		// internal/storm's TestStressClosedLoopOutage.
 		best := slices.MaxFunc(peers, func(a, b []storm.Result) int { return a[0].Succeeded - b[0].Succeeded })[0]
-		require.GreaterOrEqual(t, float64(g.Succeeded), float64(best.Succeeded)-max(3, 0.0005*float64(best.Succeeded)), "beside the best peer")
+		slack := 0.0005
+		if sc.s.Outage == storm.SlowOutage {
+			slack = 0.005
+		}
+		require.GreaterOrEqual(t, float64(g.Succeeded), float64(best.Succeeded)-max(3, slack*float64(best.Succeeded)), "beside the best peer")
 	case perCall:
 		// The goal's constant, 55: ten tokens, a probe a second, and 5 to
 		// spare. The default guard's 50 tokens make it 95 (internal/storm
