@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -23,18 +22,18 @@ import (
 // error, fails every call it is asked about with an error that says so.
 // Its SetEnabled and Close do nothing, and its Counts are zero.
 type Injector struct {
-	plan    Plan
-	enabled atomic.Bool
-	closed  chan struct{}
-	close   sync.Once
+	plan   Plan
+	closed chan struct{} // closed by Close, under mu
+	close  sync.Once
 
-	mu     sync.Mutex
-	step   int       // the current step
-	calls  int       // calls in the current step so far
-	start  time.Time // when the current step's first call came
-	done   bool      // the script has ended
-	rand   *rand.Rand
-	counts Counts
+	mu      sync.Mutex
+	enabled bool      // false for good once closed is
+	step    int       // the current step
+	calls   int       // calls in the current step so far
+	start   time.Time // when the current step's first call came
+	done    bool      // the script has ended
+	rand    *rand.Rand
+	counts  Counts
 }
 
 // Counts are an injector's totals, as [Injector.Counts] returns them.
@@ -59,8 +58,7 @@ func New(p Plan) (*Injector, error) {
 	}
 	p.Steps = append([]Step(nil), p.Steps...) // the caller's slice may change
 	in := &Injector{plan: p, closed: make(chan struct{}), rand: rand.New(rand.NewPCG(p.Seed, seedStream))}
-	in.done = len(p.Steps) == 0
-	in.enabled.Store(true)
+	in.done, in.enabled = len(p.Steps) == 0, true
 	return in, nil
 }
 
@@ -76,15 +74,24 @@ const seedStream = 0x7265747279746573 // "retrytes"
 // injector is off count in Counts.Calls. They do not move its script on or
 // draw from its seed, so the faults after it is turned on again are the
 // same whatever happened meanwhile. Steps with For go on ending on the
-// clock.
+// clock. After [Injector.Close], SetEnabled does nothing: the injector
+// stays off.
 func (in *Injector) SetEnabled(on bool) {
-	if in != nil {
-		in.enabled.Store(on)
+	if in == nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	select {
+	case <-in.closed:
+	default:
+		in.enabled = on
 	}
 }
 
 // Close ends every stall and every latency at once, with [ErrClosed], and
-// turns the injector off for good. A test closes it before the server it serves: a server
+// turns the injector off for good: a later [Injector.SetEnabled] does not
+// turn it on again. A test closes it before the server it serves: a server
 // waits for its stalled requests before it shuts down. Close may be called
 // any number of times.
 func (in *Injector) Close() {
@@ -92,7 +99,9 @@ func (in *Injector) Close() {
 		return
 	}
 	in.close.Do(func() {
-		in.enabled.Store(false)
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		in.enabled = false
 		close(in.closed)
 	})
 }
@@ -118,7 +127,7 @@ func (in *Injector) Next(ctx context.Context) (Fault, bool) {
 	in.mu.Lock()
 	in.counts.Calls++
 	call := in.counts.Calls
-	if !in.enabled.Load() {
+	if !in.enabled {
 		in.mu.Unlock()
 		return Fault{}, false
 	}

@@ -2,6 +2,7 @@ package retrytest_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -44,4 +45,17 @@ func TestCloseEndsALatency(t *testing.T) {
 		require.Zero(t, time.Since(start), "at once")
 		require.False(t, called)
 	})
+}
+
+// Close turns the injector off for good: SetEnabled(true) after it does
+// nothing, and every later call goes through untouched.
+func TestSetEnabledAfterCloseDoesNothing(t *testing.T) {
+	in := mustNew(t, forever(retrytest.Fault{Err: errors.New("boom")}))
+	_, ok := in.Next(context.Background())
+	require.True(t, ok, "an injector starts enabled")
+	in.Close()
+	in.SetEnabled(true)
+	_, ok = in.Next(context.Background())
+	require.False(t, ok, "SetEnabled(true) after Close re-armed the injector")
+	require.Equal(t, retrytest.Counts{Calls: 2, Injected: 1, Errors: 1}, in.Counts())
 }

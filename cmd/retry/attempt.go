@@ -70,7 +70,7 @@ func (r *runner) attempt(ctx context.Context) error {
 // first for a timeout, it ends the command's process group: SIGTERM at
 // once, SIGKILL after the grace period. When ctx ends for a signal, the
 // signal has been passed on to the group already, and the command is left
-// to end as it will.
+// to end as it will, until ctx's deadline, if it has one.
 func (r *runner) runCommand(ctx context.Context) result {
 	cmd := exec.Command(r.path, r.cfg.argv[1:]...)
 	cmd.Args[0] = r.cfg.argv[0]
@@ -121,8 +121,7 @@ func (r *runner) await(ctx context.Context, p *os.Process, done <-chan struct{})
 		return false
 	case <-ctx.Done():
 	}
-	if r.interrupted() {
-		<-done
+	if r.interrupted() && !untilDeadline(ctx, done) {
 		return false
 	}
 	signalGroup(p, syscall.SIGTERM)
@@ -135,6 +134,25 @@ func (r *runner) await(ctx context.Context, p *os.Process, done <-chan struct{})
 		<-done
 	}
 	return true
+}
+
+// untilDeadline waits for the command to end, or for ctx's deadline to
+// pass, whichever comes first. It reports whether the deadline did. A
+// signal cancels ctx before its deadline: the timeouts still hold after it.
+func untilDeadline(ctx context.Context, done <-chan struct{}) (passed bool) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		<-done
+		return false
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // exitResult reads how a process ended.

@@ -25,8 +25,10 @@ import (
 //     line to write to standard output or by "!" and one for standard error.
 //   - stdin FILE OUTCOME...: reads standard input to its end into FILE.N
 //     (N counting the runs from 1), then ends as count does.
-//   - hang FILE [ignore-term|exit-0-on-term]: writes "started" and sleeps
-//     forever, with SIGTERM ignored, or ending it with status 0, when asked.
+//   - hang FILE [ignore-term|ignore-signals|exit-0-on-term]: writes
+//     "started" and sleeps forever, with SIGTERM ignored, with every signal
+//     retry passes on ignored, or with SIGTERM ending it with status 0, when
+//     asked.
 //   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM and SIGHUP,
 //     and when one comes, writes its name to FILE.sig and exits with STATUS.
 //   - family FILE: starts "trap FILE.grand 0" as a process of its own and
@@ -56,6 +58,9 @@ func child(args []string) int {
 	case "hang":
 		if len(rest) > 0 && rest[0] == "ignore-term" {
 			signal.Ignore(syscall.SIGTERM)
+		}
+		if len(rest) > 0 && rest[0] == "ignore-signals" {
+			signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		}
 		if len(rest) > 0 && rest[0] == "exit-0-on-term" {
 			term := make(chan os.Signal, 1)

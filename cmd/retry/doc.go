@@ -109,7 +109,9 @@
 // timeouts reach the processes it starts too. SIGINT, SIGTERM and SIGHUP
 // are passed on to that group. The run then ends when the command does,
 // with the command's own exit status, and no further attempt starts. A
-// wait ends at once. A signal that was ignored when retry started (as
+// wait ends at once. The timeouts still hold: a command that outlives the
+// signal is ended as a timeout ends it, at -timeout or -attempt-timeout,
+// whichever comes first. A signal that was ignored when retry started (as
 // nohup does to SIGHUP) stays ignored. Since the group is not the terminal's foreground group, a command
 // that reads from the terminal is stopped by it: give it its input with
 // -stdin.

@@ -230,6 +230,28 @@ func TestSignalDuringWait(t *testing.T) {
 	}
 }
 
+// TestTimeoutAfterSignal checks that a timeout still ends a command that
+// ignores the signal retry passed on: SIGKILL after the grace period.
+func TestTimeoutAfterSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		for _, timeout := range []string{"-timeout", "-attempt-timeout"} {
+			t.Run(sig.String()+" "+timeout, func(t *testing.T) {
+				t.Parallel()
+				file := filepath.Join(t.TempDir(), "runs")
+				flags := []string{"-attempts", "3", "-delay", "1ms", timeout, "1s", "-grace", "200ms"}
+				p := startRetry(t, nil, args(flags, childCmd("hang", file, "ignore-signals"))...)
+				waitFor(t, p.stdout, &p.out, "started")
+				require.NoError(t, p.cmd.Process.Signal(sig))
+				o := p.finish(t)
+				require.Equal(t, 137, o.code, "the timeout's SIGKILL ended the command; stderr: %q", o.stderr)
+				require.Equal(t, 1, runs(t, file), "no attempt after the signal")
+				require.Regexp(t, `^retry: context canceled after 1 attempt in \S+: cause: got signal `+sig.String()+`: signal: killed$`, last(o.stderr))
+			})
+		}
+	}
+}
+
 func TestIgnoredSignalStaysIgnored(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "runs")
