@@ -29,7 +29,7 @@ import (
 //     "started" and sleeps forever, with SIGTERM ignored, with every signal
 //     retry passes on ignored, or with SIGTERM ending it with status 0, when
 //     asked.
-//   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM and SIGHUP,
+//   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM, SIGHUP and SIGQUIT,
 //     and when one comes, writes its name to FILE.sig and exits with STATUS.
 //   - family FILE: starts "trap FILE.grand 0" as a process of its own and
 //     waits for it.
@@ -145,7 +145,7 @@ func trap(file string, rest []string) int {
 	status, err := strconv.Atoi(rest[0])
 	check(err)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	ran(file)
 	fmt.Println("ready")
 	sig := <-sigs

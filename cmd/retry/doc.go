@@ -99,19 +99,19 @@
 //     (not executable, a directory, not a program the system can start), as
 //     shells have it. Such a failure is not retried. retry looks the command
 //     up before the first attempt, and makes none when that fails.
-//   - 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM) when a
-//     signal ends the run during a wait, as a shell loop that was interrupted
-//     in its sleep would exit.
+//   - 128 plus the signal's number (130 for SIGINT, 131 for SIGQUIT, 143
+//     for SIGTERM) when a signal ends the run during a wait, as a shell loop
+//     that was interrupted in its sleep would exit.
 //
 // # Signals and timeouts
 //
 // The command runs in a process group of its own, so that signals and
-// timeouts reach the processes it starts too. SIGINT, SIGTERM and SIGHUP
-// are passed on to that group. The run then ends when the command does,
-// with the command's own exit status, and no further attempt starts. A
-// wait ends at once. The timeouts still hold: a command that outlives the
-// signal is ended as a timeout ends it, at -timeout or -attempt-timeout,
-// whichever comes first. A signal that was ignored when retry started (as
+// timeouts reach the processes it starts too. SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT are passed on to that group. The run then ends when the command
+// does, with the command's own exit status, and no further attempt starts.
+// A wait ends at once. The timeouts still hold: a command that outlives
+// the signal is ended as a timeout ends it, at -timeout or
+// -attempt-timeout, whichever comes first. A signal that was ignored when retry started (as
 // nohup does to SIGHUP) stays ignored. Since the group is not the terminal's foreground group, a command
 // that reads from the terminal is stopped by it: give it its input with
 // -stdin.
