@@ -22,6 +22,7 @@ type result struct {
 	startErr error          // why the command could not start, or nil
 	timedOut bool           // a timeout (the attempt's or the run's) ended it
 	matched  bool           // with -until: a line of its output matched
+	outErr   error          // with -hold: why its standard output was lost, or nil
 	duration time.Duration
 }
 
@@ -44,6 +45,9 @@ func (e *exitError) Error() string {
 	if e.until {
 		s += ", no line matched -until"
 	}
+	if e.outErr != nil {
+		s += ", standard output lost: " + e.outErr.Error()
+	}
 	return s
 }
 
@@ -53,17 +57,44 @@ func (r *runner) attempt(ctx context.Context) error {
 	began := time.Now()
 	res := r.runCommand(ctx)
 	res.duration = time.Since(began)
+	err := judge(res, r.cfg.until != nil)
+	if r.held != nil {
+		err = r.passOn(&res, err)
+	}
 	r.last = res
+	return err
+}
+
+// judge returns the error of the attempt that ended as res: nil for a
+// success. until says -until was given.
+func judge(res result, until bool) error {
 	switch {
-	case r.cfg.until != nil && res.matched:
+	case res.outErr != nil:
+	case until && res.matched:
 		return nil
-	case res.startErr == nil && res.status == 0 && r.cfg.until == nil && !res.timedOut:
+	case res.startErr == nil && res.status == 0 && !until && !res.timedOut:
 		return nil // a command that a timeout ended may exit 0 as it stops: that is no success
 	case res.startErr != nil && res.status == 127, errors.Is(res.startErr, fs.ErrPermission),
 		errors.Is(res.startErr, syscall.ENOEXEC), errors.Is(res.startErr, errInterrupted):
 		return retry.Permanent(&exitError{result: res}) // the next attempt could not start either
 	}
-	return &exitError{result: res, until: r.cfg.until != nil}
+	return &exitError{result: res, until: until && !res.matched}
+}
+
+// passOn writes the held output of the attempt that ended as res, with err,
+// where it belongs: to standard output when the attempt succeeded, to
+// standard error otherwise. It returns the attempt's error. A success
+// whose output could not be passed on is a failure that is not retried:
+// part of the output may have been.
+func (r *runner) passOn(res *result, err error) error {
+	if err != nil {
+		_ = r.held.passOn(r.stderr, true) // as retry's own lines, which go there too
+		return err
+	}
+	if res.outErr = r.held.passOn(os.Stdout, false); res.outErr != nil {
+		return retry.Permanent(&exitError{result: *res})
+	}
+	return nil
 }
 
 // runCommand starts the command and waits for it to end. When ctx ends
@@ -77,20 +108,12 @@ func (r *runner) runCommand(ctx context.Context) result {
 	if errors.Is(cmd.Err, exec.ErrDot) {
 		cmd.Err = nil // found through "." in PATH: run already chose to run it
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin = os.Stdin
 	if r.cfg.stdin {
 		cmd.Stdin = bytes.NewReader(r.input)
 	}
-	var out, errOut *lineMatcher
-	if re := r.cfg.until; re != nil {
-		out, errOut = &lineMatcher{re: re}, &lineMatcher{re: re}
-		cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, out), io.MultiWriter(os.Stderr, errOut)
-		if r.sharedOutput {
-			// Given one writer for both, exec gives the command one pipe
-			// for both, which keeps their lines in order, as 2>&1 does.
-			cmd.Stderr, errOut = cmd.Stdout, out
-		}
-	}
+	var matched func() bool
+	cmd.Stdout, cmd.Stderr, matched = r.outputs()
 	// Output a child of the command keeps open after the command ends is
 	// read for at most the grace period.
 	cmd.WaitDelay = r.cfg.grace
@@ -106,11 +129,34 @@ func (r *runner) runCommand(ctx context.Context) result {
 	timedOut := r.await(ctx, cmd.Process, done)
 	r.ended()
 	res := exitResult(cmd.ProcessState)
-	res.timedOut = timedOut
-	if out != nil {
-		res.matched = out.end() || errOut.end()
+	res.timedOut, res.matched = timedOut, matched()
+	if r.held != nil {
+		res.outErr = r.held.err
 	}
 	return res
+}
+
+// outputs returns where the command's standard output and standard error
+// go, and a function that reports, once the command has ended, whether a
+// line of its output matched -until.
+func (r *runner) outputs() (stdout, stderr io.Writer, matched func() bool) {
+	stdout, stderr = os.Stdout, os.Stderr
+	if r.held != nil {
+		r.held.reset()
+		stdout = r.held
+	}
+	var out, errOut *lineMatcher
+	if re := r.cfg.until; re != nil {
+		out, errOut = &lineMatcher{re: re}, &lineMatcher{re: re}
+		stdout, stderr = io.MultiWriter(stdout, out), io.MultiWriter(stderr, errOut)
+	}
+	if r.sharedOutput && (out != nil || r.held != nil) {
+		// Given one writer for both, exec gives the command one pipe for
+		// both, which keeps their lines in order, as 2>&1 does. -hold then
+		// holds both: downstream cannot tell them apart anyway.
+		stderr, errOut = stdout, out
+	}
+	return stdout, stderr, func() bool { return out != nil && (out.end() || errOut.end()) }
 }
 
 // await waits for the command to end, and ends it when ctx is done for a

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -22,14 +24,17 @@ import (
 //
 //   - count FILE OUTCOME...: ends as the OUTCOME for this run, the last one
 //     repeated. An OUTCOME is an exit status, alone or followed by ":" and a
-//     line to write to standard output or by "!" and one for standard error.
+//     line to write to standard output, by "!" and one for standard error,
+//     by "=" and text to write to standard output as it is, with no newline
+//     added, or by "*" and a number N of bytes to write there with
+//     writeBulk(os.Stdout, N, run), run counting the runs from 1.
 //   - stdin FILE OUTCOME...: reads standard input to its end into FILE.N
 //     (N counting the runs from 1), then ends as count does.
 //   - hang FILE [ignore-term|ignore-signals|exit-0-on-term]: writes
 //     "started" and sleeps forever, with SIGTERM ignored, with every signal
 //     retry passes on ignored, or with SIGTERM ending it with status 0, when
 //     asked.
-//   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM and SIGHUP,
+//   - trap FILE STATUS: writes "ready" once it catches SIGINT, SIGTERM, SIGHUP and SIGQUIT,
 //     and when one comes, writes its name to FILE.sig and exits with STATUS.
 //   - family FILE: starts "trap FILE.grand 0" as a process of its own and
 //     waits for it.
@@ -128,24 +133,73 @@ func ran(file string) int {
 // end ends run n as outcomes say.
 func end(outcomes []string, n int) int {
 	o := outcomes[min(n, len(outcomes))-1]
-	code, line, stream := o, "", os.Stdout
-	if i := strings.IndexAny(o, ":!"); i >= 0 {
-		code, line = o[:i], o[i+1:]
-		if o[i] == '!' {
-			stream = os.Stderr
+	code := o
+	if i := strings.IndexAny(o, ":!=*"); i >= 0 {
+		code = o[:i]
+		text := o[i+1:]
+		switch o[i] {
+		case ':':
+			fmt.Fprintln(os.Stdout, text)
+		case '!':
+			fmt.Fprintln(os.Stderr, text)
+		case '=':
+			fmt.Fprint(os.Stdout, text)
+		case '*':
+			size, err := strconv.Atoi(text)
+			check(err)
+			check(writeBulk(os.Stdout, size, n))
 		}
-		fmt.Fprintln(stream, line)
 	}
 	status, err := strconv.Atoi(code)
 	check(err)
 	return status
 }
 
+// bulkBlock is the size of the blocks bulk is made of.
+const bulkBlock = 4 << 10
+
+// bulkBlocks are the blocks bulk is made of: byte k of block i is 7k+i.
+var bulkBlocks = sync.OnceValue(func() (blocks [256][]byte) {
+	for i := range blocks {
+		blocks[i] = make([]byte, bulkBlock)
+		for k := range blocks[i] {
+			blocks[i][k] = byte(7*k + i)
+		}
+	}
+	return blocks
+})
+
+// writeBulk writes bulk(size, run) to w, a block at a time, so that the
+// test command's memory stays small whatever the size.
+func writeBulk(w io.Writer, size, run int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for j := 0; size > 0; j++ {
+		b := bulkBlocks()[(j+run)%256][:min(size, bulkBlock)]
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+		size -= len(b)
+	}
+	return bw.Flush()
+}
+
+// isBulk reports whether b is bulk(len(b), run): what writeBulk writes.
+func isBulk(b []byte, run int) bool {
+	for j := 0; len(b) > 0; j++ {
+		n := min(len(b), bulkBlock)
+		if !bytes.Equal(b[:n], bulkBlocks()[(j+run)%256][:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
 func trap(file string, rest []string) int {
 	status, err := strconv.Atoi(rest[0])
 	check(err)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	ran(file)
 	fmt.Println("ready")
 	sig := <-sigs

@@ -32,6 +32,7 @@ type config struct {
 	onlyOn  bool          // codes are those retried (-on), not those never retried (-not-on)
 	until   *regexp.Regexp
 	stdin   bool
+	hold    bool
 	quiet   bool
 	json    bool
 	argv    []string // the command and its arguments
@@ -39,13 +40,14 @@ type config struct {
 
 // flags holds the flags as given, before they are checked.
 type flags struct {
-	fs                      *flag.FlagSet
-	policy, on, notOn       string
-	until                   string
-	attempts                int
-	delay, cap, timeout     time.Duration
-	attemptTimeout, grace   time.Duration
-	stdin, quiet, jsonLines bool
+	fs                    *flag.FlagSet
+	policy, on, notOn     string
+	until                 string
+	attempts              int
+	delay, cap, timeout   time.Duration
+	attemptTimeout, grace time.Duration
+	stdin, hold           bool
+	quiet, jsonLines      bool
 }
 
 func newFlags() *flags {
@@ -63,6 +65,7 @@ func newFlags() *flags {
 	fs.StringVar(&f.notOn, "not-on", "", "retry every failure except those with these exit `codes`")
 	fs.StringVar(&f.until, "until", "", "succeed when a line of output matches `regexp`, whatever the exit status; retry until one does")
 	fs.BoolVar(&f.stdin, "stdin", false, "read standard input once, to its end, and give it to every attempt")
+	fs.BoolVar(&f.hold, "hold", false, "hold standard output back until the attempt ends: pass on only the output of the attempt that succeeds, and send the others' to standard error")
 	fs.BoolVar(&f.quiet, "quiet", false, "write no lines of retry's own, except errors that stop it before the first attempt")
 	fs.BoolVar(&f.jsonLines, "json", false, "write one JSON line per attempt to standard error, instead of the text lines")
 	return f
@@ -82,7 +85,7 @@ func parseArgs(args []string) (config, error) {
 
 // check turns the flags into a config, or says what is wrong with them.
 func (f *flags) check(given map[string]bool) (config, error) {
-	c := config{timeout: f.timeout, grace: f.grace, stdin: f.stdin, quiet: f.quiet, json: f.jsonLines, argv: f.fs.Args()}
+	c := config{timeout: f.timeout, grace: f.grace, stdin: f.stdin, hold: f.hold, quiet: f.quiet, json: f.jsonLines, argv: f.fs.Args()}
 	durations := []struct {
 		name string
 		d    time.Duration

@@ -40,6 +40,13 @@ func run(args []string) int {
 			return 2
 		}
 	}
+	if cfg.hold {
+		if r.held, err = newHold(); err != nil {
+			fmt.Fprintf(os.Stderr, "retry: -hold: %v\n", err)
+			return 2
+		}
+		defer r.held.close()
+	}
 	return r.run()
 }
 
@@ -50,6 +57,7 @@ type runner struct {
 	cfg    config
 	path   string    // the command, as exec.LookPath found it
 	input  []byte    // standard input, with -stdin
+	held   *hold     // the running attempt's standard output, with -hold
 	stderr io.Writer // for retry's own lines
 	begin  time.Time
 

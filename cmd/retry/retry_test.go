@@ -191,7 +191,7 @@ func TestStdin(t *testing.T) {
 
 func TestSignalDuringAttempt(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "runs")
@@ -214,7 +214,7 @@ func TestSignalDuringWait(t *testing.T) {
 	for _, tc := range []struct {
 		sig    syscall.Signal
 		status int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGQUIT, 131}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "runs")
@@ -270,23 +270,34 @@ func TestIgnoredSignalStaysIgnored(t *testing.T) {
 
 func TestSignalReachesTheCommandsChildren(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "runs")
-	p := startRetry(t, nil, args([]string{"-attempts", "5", "-delay", "1ms"}, childCmd("family", file))...)
-	waitFor(t, p.stdout, &p.out, "ready") // from the command's own child
-	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	o := p.finish(t)
-	require.Equal(t, 143, o.code, "the command died of the SIGTERM; stderr: %q", o.stderr)
-	require.Equal(t, 1, runs(t, file))
-	// The grandchild writes the file as it ends, maybe after retry has.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got, err := os.ReadFile(file + ".grand.sig")
-		if err == nil && len(got) > 0 {
-			require.Equal(t, "terminated", string(got))
-			return
-		}
-		require.True(t, time.Now().Before(deadline), "the command's child never got the signal")
-		time.Sleep(10 * time.Millisecond)
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		status int
+	}{
+		{syscall.SIGTERM, 143}, // the command dies of it
+		{syscall.SIGQUIT, 2},   // the command, a Go program, exits 2 on it: its own status, passed on
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "runs")
+			p := startRetry(t, nil, args([]string{"-attempts", "5", "-delay", "1ms"}, childCmd("family", file))...)
+			waitFor(t, p.stdout, &p.out, "ready") // from the command's own child
+			require.NoError(t, p.cmd.Process.Signal(tc.sig))
+			o := p.finish(t)
+			require.Equal(t, tc.status, o.code, "stderr: %q", o.stderr)
+			require.Equal(t, 1, runs(t, file))
+			// The grandchild writes the file as it ends, maybe after retry has.
+			deadline := time.Now().Add(time.Minute)
+			for {
+				got, err := os.ReadFile(file + ".grand.sig")
+				if err == nil && len(got) > 0 {
+					require.Equal(t, tc.sig.String(), string(got))
+					return
+				}
+				require.True(t, time.Now().Before(deadline), "the command's child never got the signal")
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }
 

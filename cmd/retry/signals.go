@@ -20,8 +20,10 @@ type signalError struct{ sig os.Signal }
 func (e *signalError) Error() string { return "got signal " + e.sig.String() }
 
 // forwarded are the signals passed on to the command. A signal retry was
-// started with ignored stays ignored (nohup keeps working).
-var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// started with ignored stays ignored (nohup keeps working). SIGQUIT is
+// among them because Go's own reaction to it, a stack dump and exit status
+// 2, would leave the command's process group running and read as bad flags.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // watchSignals passes the signals retry gets on to the running command's
 // process group, and cancels the run with the first one, so that no
