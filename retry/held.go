@@ -33,6 +33,7 @@ func (c *call) enter(g *policy.Guard) error {
 			return c.shed(c.giveUp(nil, ErrShed, ""))
 		}
 		d, _ := c.nextWait(nil)
+		d = max(d, loopMinPause) // a zero delay must not spin while held
 		if e := c.limits(errHeld, d, false); e != nil && !c.loop {
 			g.Abandon(t)
 			return c.shed(e)

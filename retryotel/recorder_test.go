@@ -210,13 +210,17 @@ func TestMetricsOfACallHeldBack(t *testing.T) {
 	rec, reader := newRecorder(t)
 	g := policy.NewGuard(50, 1)
 	for range 16 {
-		g.Start() // calls in flight
-		t.Cleanup(g.Done)
+		g.Run() // attempts running
+		t.Cleanup(g.Leave)
 		g.Record(false, policy.Overloaded) // that timed out
 	}
-	err := retry.Do(t.Context(), failing(0), policy.Constant(0).WithGuard(g), retry.WithHooks(rec.Hooks()))
+	turn := g.Enter()
+	require.True(t, g.Probe(turn, time.Now()), "this second's probe, spent")
+	g.Leave()
+	err := retry.Do(t.Context(), failing(0), policy.Constant(0).WithMaxAttempts(2).WithGuard(g), retry.WithHooks(rec.Hooks()))
 	require.ErrorIs(t, err, retry.ErrShed)
-	require.Equal(t, []string{callsOf + "shed: 1"}, collect(t, reader))
+	// The call waited one delay for its turn, at least 10ms: its wait is recorded.
+	require.Equal(t, sorted([]string{"retry.client.call.retry_delay s retry.dependency=payments,retry.outcome=shed: count 1 sum 0.01 min 0.01 max 0.01", callsOf + "shed: 1"}), sorted(collect(t, reader)))
 }
 
 func sorted(s []string) []string {
