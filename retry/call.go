@@ -59,7 +59,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop b
 	c.deadline, _ = ctx.Deadline()
 	c.served = served(ctx)
 	if err := p.Validate(); err != nil {
-		return c.finish(&invalidCallError{err: err})
+		return c.finish(err)
 	}
 	c.clock.start(c.timed())
 	if err := done(ctx); err != nil {

@@ -8,47 +8,19 @@ import (
 )
 
 var (
-	errNilContext  = fmt.Errorf("retry: nil context: %w", ErrInvalid)
-	errNilFunction = fmt.Errorf("retry: nil function: %w", ErrInvalid)
+	errNilContext  = fmt.Errorf("retry: nil context: %w", policy.ErrInvalid)
+	errNilFunction = fmt.Errorf("retry: nil function: %w", policy.ErrInvalid)
 )
 
 // Do calls fn until it succeeds, fails for good, or the policy or ctx says
-// stop. It waits the policy's delay between attempts. It returns one of
-// these. The same list, in the same order, is in docs/calls.md, under "How
-// a call ends".
-//
-//   - nil on success.
-//   - fn's error as it is, when fn marked it with [Permanent] or the policy
-//     does not retry it. A top-level mark is removed.
-//   - An [*Error] matching [ErrExhausted] and the last error, when the
-//     attempt limit or the time limit ends the call. Do never starts a wait
-//     that would end past the time limit. It gives up then and there. On a
-//     context from [Serve] whose request is a retry already, the first
-//     failed answer of the dependency ends the call with this error.
-//   - An [*Error] matching [ErrThrottled] and the last error, when the call
-//     reaches its attempt or time limit while the policy's guard holds its
-//     retries back. A denied retry does not end the call by itself. The call
-//     waits the next delay and asks again. The denied retry uses up the
-//     attempt it replaced. When ctx's deadline comes first, the call ends
-//     with ctx's error instead. On a context from [Serve], the call does
-//     not wait for a token. It ends at once with this error when its guard
-//     has no whole token left.
-//   - An [*Error] matching ctx's error and the last error, when ctx is done.
-//     Do returns at once, even in the middle of a wait. When ctx is done
-//     before the first attempt, fn is not called. When the next wait would
-//     end after ctx's deadline, Do returns without waiting, with an error
-//     matching context.DeadlineExceeded.
-//   - An [*Error] matching [ErrHintTooLong] and the last error, at once,
-//     when fn's hint from [After] asks for too long a wait. See
-//     [ErrHintTooLong] for the three cases.
-//   - An [*Error] matching [ErrPushback] and the last error, at once, when
-//     fn's error matches ErrPushback. The server asked not to retry.
-//   - An [*Error] matching [ErrShed], before fn is called, when the
-//     policy's guard held the call back until a limit came first. Its Last
-//     is nil. See [ErrShed].
-//   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
-//     a nil fn or an invalid policy. For an invalid policy it matches
-//     policy.ErrInvalid too.
+// stop. It waits the policy's delay between attempts. It returns nil on
+// success. It returns fn's error as it is when fn marked it with
+// [Permanent] or the policy does not retry it. Otherwise it returns an
+// [*Error] that matches the reason and the last error: [ErrExhausted] when
+// a limit ended the call, ctx's error when ctx did. docs/calls.md, under
+// "How a call ends", lists every way a call ends and the sentinels each
+// matches. Bad input (a nil ctx or fn, an invalid policy) is an error
+// matching policy.ErrInvalid, before anything runs.
 //
 // The first attempt runs at once. A zero delay retries at once, with no
 // timer. A call that waits on the real clock uses one timer, however many

@@ -173,7 +173,7 @@ func TestInvalidCalls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.run()
-			require.ErrorIs(t, err, retry.ErrInvalid)
+			require.ErrorIs(t, err, policy.ErrInvalid)
 			if tt.also != nil {
 				require.ErrorIs(t, err, tt.also)
 			}
@@ -230,12 +230,13 @@ func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
 	clk.Step(t)
 	// At t=20s the next wait would end at 30s, after the 25s deadline.
 	err := result(t, done)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, retry.ErrExhausted, "the deadline is a limit")
+	require.ErrorIs(t, err, context.DeadlineExceeded, "as before ErrExhausted covered it")
 	require.ErrorIs(t, err, errFlaky)
-	require.NotErrorIs(t, err, retry.ErrExhausted)
+	require.NoError(t, ctx.Err(), "the call ended before its context did")
 	require.Equal(t, 3, int(op.calls.Load()))
 	require.Equal(t, 2, clk.Waits(), "the wait past the deadline is never started")
-	require.Contains(t, err.Error(), "context deadline exceeded after 3 attempts in 20s (the next wait of 10s would end after the deadline)")
+	require.Contains(t, err.Error(), "gave up after 3 attempts in 20s (the next wait of 10s would end after the deadline)")
 }
 
 func TestElapsedLimit(t *testing.T) {

@@ -9,10 +9,9 @@
 // number, the start time, the timer. So one policy can be shared by any
 // number of calls. A call that gives up for a reason other than the
 // operation's own error returns an [*Error]. It keeps the last operation
-// error, and errors.Is finds both that error and the reason. The reasons
-// are [ErrExhausted], [ErrThrottled], context.Canceled,
-// context.DeadlineExceeded, [ErrHintTooLong], [ErrPushback] and [ErrShed],
-// in the order of [Do]'s list.
+// error, and errors.Is finds both that error and the reason.
+// docs/calls.md, under "How a call ends", lists every way a call ends and
+// the sentinels each matches.
 //
 // The operation steers the loop. [Permanent] stops it at once. [After]
 // passes on a server's hint of how long to wait. [Hooks] observe each
@@ -47,7 +46,7 @@
 // # Bad input
 //
 // A nil context, a nil function or an invalid policy is an error matching
-// [ErrInvalid]. It is returned before anything runs. Nil hooks, nil hook
+// policy.ErrInvalid. It is returned before anything runs. Nil hooks, nil hook
 // functions, a nil [HedgeValue] discard and a nil [Option] change nothing.
 // A panic in the operation or in a hook is not recovered. In Do, DoValue
 // and Loop it passes through to the caller unchanged. In Hedge and

@@ -8,57 +8,53 @@ import (
 	"time"
 )
 
-// ErrExhausted is matched by the error a call returns when the policy's
-// attempt limit or time limit ends the call. The retries were made, and
-// they failed.
+// ErrExhausted is matched by the error of every call that a limit ended:
+// the attempt limit, the time limit, or the context's deadline that the
+// next wait would pass. [ErrThrottled], [ErrHintTooLong] and a limit's
+// [ErrShed] refine it. docs/calls.md, under "How a call ends", lists every
+// way a call ends and the sentinels each matches.
 var ErrExhausted = errors.New("retry: exhausted")
 
-// ErrThrottled is matched by the error a call returns when it runs out of
-// attempts or time while its policy's guard holds its retries back. The
-// error matches the last attempt's error too. The call waited each delay of
-// its schedule. The guard denied the retries that were to follow, so they
-// were not made. On a context from [Serve], the call does not wait for a
-// token. It ends at once with ErrThrottled when its guard has no whole
-// token left. [Loop] is never ended by the guard. See policy.Guard.
-var ErrThrottled = errors.New("retry: retries throttled")
+// ErrThrottled is matched by the error of a call that a limit ended while
+// the policy's guard held its retries back. It matches [ErrExhausted] too.
+// See docs/calls.md, "How a call ends", and policy.Guard for the rule.
+var ErrThrottled error = &limitError{"retry: retries throttled"}
 
 // ErrShed is matched by the error of a call that the policy's guard held
-// back before its first attempt until its attempt limit, its time limit or
-// its context ended it. A call held back waits for its turn as it waits
-// for a denied retry; policy.Guard is the home of that rule, under "New
-// calls held back". The operation never ran, so the call is safe to make
-// again later, even when the operation is not idempotent. Its Last is nil.
-// When the context ended the wait, the error matches the context's error
-// too. [Loop] waits for its turn for as long as its context allows.
+// back before its first attempt, so the operation never ran. It matches
+// [ErrExhausted] too when a limit ended the wait, and the context's error
+// when the context did. See docs/calls.md, "How a call ends", and
+// policy.Guard, "New calls held back", for the rule.
 var ErrShed = errors.New("retry: call shed")
 
-// ErrAttemptTimeout is matched by an attempt's error when the policy's
-// per-attempt timeout cut the attempt off while the caller's context was
-// still live. See policy.Policy.WithAttemptTimeout. The call retries such
-// an attempt. If the call then ends, its *Error's Last matches
-// ErrAttemptTimeout. The attempt's error matches context.DeadlineExceeded
-// too, whatever error the operation returned. To tell a call's deadline
-// from its attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask
-// the call's context.
+// ErrAttemptTimeout is matched by the error of an attempt that the
+// policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) cut off
+// while the call's context was live. The call retries such an attempt, and
+// the error of a call that gives up after it matches ErrAttemptTimeout
+// through its Last. See docs/calls.md, "How a call ends".
 var ErrAttemptTimeout = errors.New("retry: attempt timed out")
 
-// ErrInvalid is matched by the error a call returns, before anything runs,
-// for a call it cannot make: a nil context, a nil function, an invalid
-// policy. For an invalid policy the error matches policy.ErrInvalid too.
-var ErrInvalid = errors.New("retry: invalid call")
+// limitError is a sentinel that refines ErrExhausted: every error that
+// matches it matches ErrExhausted too.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return ErrExhausted }
 
 // Error is the error a call returns when it stops without success for a
-// reason other than the operation's own error. The reason is the policy's
-// attempt or time limit, the guard, the context, a hint that asks for too
-// long a wait, or a server that asked not to retry. Cause says which. An
-// invalid call is not an Error: see [ErrInvalid]. Error unwraps to both the
-// reason and the last operation error. So errors.Is(err, context.Canceled)
-// and errors.Is(err, io.ErrUnexpectedEOF) can both hold.
+// reason other than the operation's own error: a limit, the guard, the
+// context, a hint that asks for too long a wait, or a server that asked not
+// to retry. Cause says which. Error unwraps to both the reason and the last
+// operation error, so errors.Is(err, context.Canceled) and
+// errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
+// "How a call ends", lists each reason and the sentinels it matches.
 type Error struct {
-	// Attempts counts the attempts that ran, the first attempt included.
-	// A denied retry uses up the attempt it replaced but is not counted.
-	// In [Loop] it is the failed runs in a row since the last run that
-	// succeeded or started over. The message gives Loop's total runs too.
+	// Attempts counts the attempts in the run of failures that ended the
+	// call, the first included. In Do, DoValue and Hedge that is every
+	// attempt the call made. A denied retry uses up the attempt it replaced
+	// but is not counted. In [Loop] a run is an attempt, and the run of
+	// failures starts after the last run that succeeded or started the
+	// back-off over. The message of a Loop's error gives its total runs too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it. In Loop it counts from
@@ -70,26 +66,18 @@ type Error struct {
 	// Last is the error of the last attempt. It is nil when no attempt
 	// ran, and in Loop when the last run succeeded.
 	Last error
-	// Cause says why the call stopped. It is one of these:
-	//   - ErrExhausted: the attempt or time limit ended the call. A hint
-	//     that would have ended past the time limit gives this Cause too.
-	//   - ErrThrottled: a limit ended the call while the guard denied its
-	//     retries. On a context from [Serve], the call does not wait for a
-	//     token. It ends at once with ErrThrottled when its guard has no
-	//     whole token left.
-	//   - The context's error: the context ended the call. It is
-	//     context.DeadlineExceeded also when the next wait would have ended
-	//     after the context's deadline, whether or not a hint asked for it.
-	//   - ErrHintTooLong: a hint asked for a wait above the hint ceiling.
-	//   - ErrPushback: the server asked not to retry.
-	//   - ErrShed: the guard held the call back before its first attempt.
+	// Cause says why the call stopped: [ErrExhausted], [ErrThrottled],
+	// [ErrHintTooLong], [ErrShed], [ErrPushback], or the context's error
+	// when the caller's context ended the call. docs/calls.md says when
+	// each is given.
 	Cause error
 
-	loop     bool   // a Loop's error: Attempts counts failed runs in a row
+	loop     bool   // a Loop's error: Attempts counts the failed runs in a row
 	total    int    // Loop: every run
 	detail   string // what ended it, in words, when Cause alone does not say
+	deadline bool   // the limit was ctx's deadline, which the next wait would pass: matches context.DeadlineExceeded
 	ctxCause error  // context.Cause, when it differs from Cause
-	also     error  // a sentinel matched besides Cause: ErrHintTooLong for a hinted wait too long for the deadline or limit, ErrShed for a call that ended while held back
+	also     error  // a sentinel matched besides Cause: ErrHintTooLong for a hinted wait too long for the deadline or limit, ErrShed for a held call whose context ended
 }
 
 // Error says why the call stopped, after how many attempts and how long,
@@ -99,7 +87,7 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("retry: ")
 	head := strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: ")
-	if errors.Is(e.Cause, ErrExhausted) {
+	if e.Cause == ErrExhausted {
 		head = "gave up"
 	}
 	switch {
@@ -128,18 +116,23 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the errors that errors.Is and errors.As look through. They
-// are the cause, and the last operation error. ErrHintTooLong is added when
-// a hint was too long, ErrShed when the call ended while the guard held it
-// back, and the context's cause when it differs from its error. Nil ones
-// are left out.
+// Unwrap returns the errors that errors.Is and errors.As look through:
+// the cause, the last operation error, and what else docs/calls.md says
+// the error matches. Nil ones are left out.
 func (e *Error) Unwrap() []error {
 	also := e.also
 	if also == e.Cause {
 		also = nil
 	}
+	var limit, deadline error
+	if e.Cause == ErrShed {
+		limit = ErrExhausted // a limit ended the wait of a held call; a context that ended it is the Cause instead
+	}
+	if e.deadline {
+		deadline = context.DeadlineExceeded // so that checks for the deadline written before ErrExhausted covered it keep working
+	}
 	errs := make([]error, 0, 4)
-	for _, err := range [...]error{e.Cause, also, e.ctxCause, e.Last} {
+	for _, err := range [...]error{e.Cause, limit, also, deadline, e.ctxCause, e.Last} {
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -196,9 +189,3 @@ func (e *attemptTimeoutError) Unwrap() []error { return []error{ErrAttemptTimeou
 // Is makes an attempt that its own timeout cut off match
 // context.DeadlineExceeded, whatever error the operation returned then.
 func (e *attemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
-
-// invalidCallError makes a policy's validation error match ErrInvalid too.
-type invalidCallError struct{ err error }
-
-func (e *invalidCallError) Error() string   { return e.err.Error() }
-func (e *invalidCallError) Unwrap() []error { return []error{ErrInvalid, e.err} }

@@ -8,7 +8,7 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", ErrInvalid)
+var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", policy.ErrInvalid)
 
 // Hedge is [Do] for an operation that is safe to run more than once at the
 // same time, such as a read or an idempotent write. Besides retrying
@@ -59,7 +59,7 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // fn must be safe for concurrent use, and must not panic: an attempt runs
 // on a goroutine of its own, where a panic ends the program. Hedge returns
 // what Do returns. A call under a policy without hedging is an error
-// matching [ErrInvalid].
+// matching policy.ErrInvalid.
 // Hedge costs goroutines and allocations that Do does not. Each attempt
 // runs on a goroutine of its own, with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {

@@ -222,7 +222,7 @@ func TestHedgeInvalidCalls(t *testing.T) {
 			return err
 		}()},
 	} {
-		t.Run(tt.name, func(t *testing.T) { require.ErrorIs(t, tt.err, retry.ErrInvalid) })
+		t.Run(tt.name, func(t *testing.T) { require.ErrorIs(t, tt.err, policy.ErrInvalid) })
 	}
 }
 

@@ -71,10 +71,9 @@ func (c *call) waitTurn(d time.Duration, turn <-chan struct{}) (turned bool, err
 // ErrShed, with no last error: the operation never ran.
 func (c *call) shed(e *Error) *Error {
 	e.Last = nil
-	switch e.Cause {
-	case ErrExhausted, ErrThrottled, ErrShed:
+	if errors.Is(e.Cause, ErrExhausted) || e.Cause == ErrShed { // a limit ended the wait
 		e.Cause = ErrShed
-	default: // ctx's error
+	} else { // the caller's context did
 		e.also = ErrShed
 	}
 	e.detail = "the guard held the first attempt back"

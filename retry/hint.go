@@ -1,26 +1,17 @@
 package retry
 
 import (
-	"errors"
 	"time"
 
 	"github.com/retrykit/retrykit/policy"
 )
 
 // ErrHintTooLong is matched by the error a call returns at once when an
-// operation's hint from [After] asks for too long a wait. The error
-// matches the last error too. A hint is too long in three cases:
-//
-//   - It is above the policy's hint ceiling, set by
-//     policy.Policy.WithMaxHint. The error's Cause is ErrHintTooLong.
-//   - It would end past the policy's time limit. The error also matches
-//     [ErrExhausted], which is its Cause.
-//   - It would end after the context's deadline. The error also matches
-//     context.DeadlineExceeded, which is its Cause.
-//
-// A call never sleeps past these bounds, and it never comes back earlier
-// than the hint asked.
-var ErrHintTooLong = errors.New("retry: hinted wait too long")
+// operation's hint from [After] asks for a wait above the policy's hint
+// ceiling, past its time limit or past the context's deadline. It matches
+// [ErrExhausted] too, since a limit ends the call. See docs/calls.md, "How
+// a call ends".
+var ErrHintTooLong error = &limitError{"retry: hinted wait too long"}
 
 // After marks err with a server's hint: wait d before the next attempt,
 // instead of the schedule's delay. An HTTP Retry-After and a gRPC pushback

@@ -44,7 +44,7 @@ func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
 			err := retry.Do(context.Background(), op.op, tt.p.WithClock(clk))
 			require.ErrorIs(t, err, retry.ErrHintTooLong)
 			require.ErrorIs(t, err, errFlaky)
-			require.NotErrorIs(t, err, retry.ErrExhausted)
+			require.ErrorIs(t, err, retry.ErrExhausted, "the hint ceiling is a limit")
 			require.Zero(t, clk.Waits(), "never sleeps the hint")
 			require.Equal(t, 1, int(op.calls.Load()))
 			require.Contains(t, err.Error(), fmt.Sprintf("asked to wait %v, above the %v hint ceiling", tt.hint, tt.ceiling))

@@ -188,7 +188,7 @@ func TestOnDoneOnceForEveryCallEvenRefusedOnes(t *testing.T) {
 			require.NotNil(t, ctx)
 			calls++
 		}}))
-		require.ErrorIs(t, err, retry.ErrInvalid)
+		require.ErrorIs(t, err, policy.ErrInvalid)
 		require.Equal(t, 1, calls)
 	})
 }

@@ -21,10 +21,10 @@ func TestHostileCalls(t *testing.T) {
 		run  func() error
 		want error // nil: the call succeeds
 	}{
-		{"Do nil fn", func() error { return retry.Do(ctx, nil, policy.Default()) }, retry.ErrInvalid},
-		{"Do nil ctx", func() error { return retry.Do(nilContext, succeed, policy.Default()) }, retry.ErrInvalid},
-		{"Loop nil ctx", func() error { return retry.Loop(nilContext, succeed, policy.Default()) }, retry.ErrInvalid},
-		{"DoValue nil ctx", func() error { _, err := retry.DoValue(nilContext, succeedValue, policy.Default()); return err }, retry.ErrInvalid},
+		{"Do nil fn", func() error { return retry.Do(ctx, nil, policy.Default()) }, policy.ErrInvalid},
+		{"Do nil ctx", func() error { return retry.Do(nilContext, succeed, policy.Default()) }, policy.ErrInvalid},
+		{"Loop nil ctx", func() error { return retry.Loop(nilContext, succeed, policy.Default()) }, policy.ErrInvalid},
+		{"DoValue nil ctx", func() error { _, err := retry.DoValue(nilContext, succeedValue, policy.Default()); return err }, policy.ErrInvalid},
 		{"invalid policy", func() error { return retry.Do(ctx, succeed, policy.Exponential(-1)) }, policy.ErrInvalid},
 		{"nil hooks", func() error { return retry.Do(ctx, succeed, policy.Default(), retry.WithHooks(nil)) }, nil},
 		{"empty hooks", func() error {
@@ -79,7 +79,7 @@ func TestTypedNilScheduleIsInvalidNotAPanic(t *testing.T) {
 	calls := 0
 	err := retry.Do(context.Background(), func(context.Context) error { calls++; return errFlaky },
 		policy.Custom(backoff.ScheduleFunc(nil)))
-	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, calls)
 }

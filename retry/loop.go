@@ -14,23 +14,13 @@ import (
 // between the end of one run and the start of the next, whatever the
 // policy or a hint says. So a run that ends at once cannot spin.
 //
-// Loop always returns a non-nil error. It is one of these, in the order
-// of [Do]'s list:
-//
-//   - fn's error as it is, after a [Permanent] error or one the policy
-//     does not retry. A top-level mark is removed.
-//   - An [*Error] matching [ErrExhausted], when the policy's limits end
-//     the Loop.
-//   - An [*Error] matching ctx's error and the last run's error, when ctx
-//     ends the Loop.
-//   - An [*Error] matching [ErrHintTooLong], at once, when a run's hint
-//     from [After] asks for too long a wait.
-//   - An error matching [ErrInvalid], before anything runs, for a nil ctx,
-//     a nil fn or an invalid policy.
-//
-// A run whose error matches [ErrPushback] is a failed run like any other.
-// The server asked not to retry now, and Loop comes back after its
-// back-off, as it does for every failure.
+// Loop always returns a non-nil error: fn's error as it is after a
+// [Permanent] error or one the policy does not retry, or an [*Error]. Its
+// context ending is the usual end of a Loop: the error then matches ctx's
+// error and the last run's error, also when the next pause would pass
+// ctx's deadline. docs/calls.md, under "How a call ends", lists every way
+// a call ends and the sentinels each matches. A run whose error matches
+// [ErrPushback] is a failed run like any other.
 //
 // The policy's reset rule decides when the back-off starts over at its
 // first delay. By default it starts over after a run that returned nil,
@@ -48,8 +38,9 @@ import (
 // means "give up after five failed runs in a row", and
 // WithMaxElapsed(time.Minute) means "give up when failures have lasted a
 // minute". When a limit ends Loop, the [*Error]'s Attempts are the failed
-// runs in a row. A run that succeeded never makes Loop give up. It ends a
-// run of failures, whatever the reset rule.
+// runs in that run of failures, the first included. A run that succeeded
+// never makes Loop give up. It ends a run of failures, whatever the reset
+// rule.
 //
 // With a guard, the run after a failed one is a retry that the guard must
 // admit. Use one guard per dependency, from policy.NewGuard. A run the

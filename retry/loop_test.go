@@ -122,7 +122,7 @@ func TestLoopAttemptLimitCountsFromTheLastReset(t *testing.T) {
 }
 
 func TestLoopInvalid(t *testing.T) {
-	require.ErrorIs(t, retry.Loop(context.Background(), nil, policy.Default()), retry.ErrInvalid)
+	require.ErrorIs(t, retry.Loop(context.Background(), nil, policy.Default()), policy.ErrInvalid)
 	require.ErrorIs(t, retry.Loop(context.Background(), succeed, policy.Constant(-1)), policy.ErrInvalid)
 }
 

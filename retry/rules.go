@@ -131,8 +131,13 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	switch {
 	case failed && p.MaxElapsed() > 0 && d > p.MaxElapsed()-c.clock.elapsed(now): // written so that a huge d cannot overflow
 		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would pass the %v limit", d, p.MaxElapsed()))
-	case hasDeadline && !now.Add(d).Before(deadline):
+	case hasDeadline && !now.Add(d).Before(deadline) && c.loop:
+		// A Loop's context is its lifetime, not a limit: ending a pause
+		// early is the context ending.
 		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+	case hasDeadline && !now.Add(d).Before(deadline):
+		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+		e.deadline = true
 	default:
 		return nil
 	}

@@ -9,12 +9,11 @@ import (
 )
 
 // ErrPushback is matched by an attempt's error when the server asked that
-// the request not be retried, and by the error of the call it ended. Such
-// an error ends the call at once, with an [*Error] whose Cause is
-// ErrPushback and whose Last is the attempt's error. The policy's guard
-// counts the attempt as overload. An operation says so by wrapping it, for
-// example fmt.Errorf("%w: %w", retry.ErrPushback, err). retryhttp and
-// retrygrpc mark the server signals they read with it.
+// the request not be retried, and by the error of the call it ended at
+// once. The policy's guard counts the attempt as overload. An operation
+// says so by wrapping it, for example fmt.Errorf("%w: %w",
+// retry.ErrPushback, err). retryhttp and retrygrpc mark the server signals
+// they read with it. See docs/calls.md, "How a call ends".
 var ErrPushback = errors.New("retry: the server asked not to retry")
 
 // Served tells a server whether its failed answer to one request should ask
@@ -140,6 +139,8 @@ func (c *call) repeat(err error) int {
 		return servedRetry
 	}
 	switch {
+	case e.deadline:
+		return servedRetry // the request's deadline ended it: nothing is known
 	case e.Cause == ErrThrottled && unreached(e.Last):
 		return servedRetry // the hop failed, not the dependency: see unreached
 	case e.Cause == ErrThrottled, e.Cause == ErrShed, e.Cause == ErrPushback:
