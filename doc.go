@@ -50,34 +50,11 @@
 //
 // # How a call ends
 //
-// A call ends in one of these ways. The README gives the same list, and
-// docs/calls.md gives it in full, in the same order, and is the home of
-// these rules:
-//
-//   - nil on success.
-//   - The operation's own error, as it is, when it was marked with
-//     retry.Permanent or the policy's WithRetryIf does not retry it. A
-//     top-level mark is removed.
-//   - A *retry.Error matching retry.ErrExhausted and the last error, when
-//     the attempt or time limit ends the call.
-//   - A *retry.Error matching retry.ErrThrottled and the last error, when the
-//     call runs out of attempts or time while its policy.Guard holds its
-//     retries back. A retry that the guard denies is not the end of the
-//     call: the call waits its back-off and asks again.
-//   - A *retry.Error matching the context's error and the last error. The
-//     call returns at once when the context ends. It also returns, without
-//     waiting, when the next wait would end after the context's deadline.
-//   - A *retry.Error matching retry.ErrHintTooLong and the last error, at
-//     once, when the operation's hint asks for a wait above the policy's
-//     hint ceiling, past the time limit or past the context's deadline.
-//   - A *retry.Error matching retry.ErrPushback and the last error, at
-//     once, when the server asked not to retry. retry.Loop goes on instead.
-//   - A *retry.Error matching retry.ErrShed, at once and before the
-//     operation runs, when the policy's guard holds new calls back. The
-//     policy.Guard doc gives the rule.
-//   - An error matching retry.ErrInvalid, before anything runs, for a nil
-//     context, a nil function or an invalid policy. For an invalid policy it
-//     matches policy.ErrInvalid too.
+// A call returns nil on success, the operation's own error when it is
+// final, or a *retry.Error that matches the reason and the last error:
+// retry.ErrExhausted when a limit ended the call, the context's error when
+// the caller ended it. docs/calls.md lists every way a call ends and the
+// sentinels each matches.
 //
 // An operation can also say how long to wait (retry.After, a server's
 // Retry-After). Hooks (retry.WithHooks, retry.SlogHooks) hear of every

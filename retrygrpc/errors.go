@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -53,7 +54,7 @@ func toStatus(err error) error {
 	}
 	var re *retry.Error
 	if !errors.As(err, &re) {
-		if errors.Is(err, retry.ErrInvalid) {
+		if errors.Is(err, policy.ErrInvalid) {
 			return &statusError{err: err, st: status.New(codes.Internal, err.Error())}
 		}
 		return err
@@ -65,10 +66,13 @@ func toStatus(err error) error {
 		code = last.Code()
 	}
 	switch {
-	case errors.Is(re.Cause, context.DeadlineExceeded):
-		code = codes.DeadlineExceeded
 	case errors.Is(re.Cause, context.Canceled):
 		code = codes.Canceled
+	case errors.Is(re.Cause, context.DeadlineExceeded),
+		// the next wait would pass the deadline: a limit, which matches
+		// context.DeadlineExceeded too, besides what the last status does
+		errors.Is(re, context.DeadlineExceeded) && !errors.Is(re.Last, context.DeadlineExceeded):
+		code = codes.DeadlineExceeded
 	}
 	var st *status.Status
 	if last != nil {

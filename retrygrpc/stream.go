@@ -20,7 +20,7 @@ import (
 // sends more is committed, and is no longer retried.
 const MaxReplay = 256 << 10
 
-var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would cut off a stream: %w", retry.ErrInvalid)
+var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would cut off a stream: %w", policy.ErrInvalid)
 
 // StreamClientInterceptor returns an interceptor that retries streams under
 // p until they are committed, as [UnaryClientInterceptor] does unary calls.
@@ -50,7 +50,7 @@ func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientI
 			return streamer(ctx, desc, cc, method, callOpts...)
 		}
 		if err := cp.Validate(); err != nil {
-			return nil, toStatus(fmt.Errorf("retrygrpc: %w: %w", retry.ErrInvalid, err))
+			return nil, toStatus(fmt.Errorf("retrygrpc: %w", err))
 		}
 		if cp.AttemptTimeout() > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)

@@ -174,7 +174,7 @@ func TestStreamAttemptTimeoutRefused(t *testing.T) {
 	c, _ := streaming(t, h, policy.Constant(time.Second).WithAttemptTimeout(time.Second))
 	_, err := c.Watch(t.Context(), req)
 	require.Equal(t, codes.Internal, status.Code(err))
-	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, h.count())
 }
 
@@ -237,7 +237,7 @@ func TestStreamInvalidPolicy(t *testing.T) {
 	c, _ := streaming(t, h, policy.Constant(-time.Second))
 	_, err := c.Watch(t.Context(), req)
 	require.Equal(t, codes.Internal, status.Code(err))
-	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, h.count())
 }

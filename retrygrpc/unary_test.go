@@ -245,7 +245,7 @@ func TestUnaryInvalidPolicy(t *testing.T) {
 	c, _ := unary(t, h, policy.Constant(-time.Second))
 	_, err := c.Check(t.Context(), req)
 	require.Equal(t, codes.Internal, status.Code(err))
-	require.ErrorIs(t, err, retry.ErrInvalid)
+	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.Zero(t, h.count())
 }

@@ -500,7 +500,7 @@ func TestGuardedConnectionErrorIsThrottled(t *testing.T) {
 	require.Nil(t, r.resp)
 	require.ErrorIs(t, r.err, retry.ErrThrottled)
 	require.ErrorIs(t, r.err, syscall.ECONNREFUSED)
-	require.NotErrorIs(t, r.err, retry.ErrExhausted)
+	require.ErrorIs(t, r.err, retry.ErrExhausted, "ErrThrottled refines it")
 }
 
 // A base RoundTripper that panics leaves no request counted: after 16

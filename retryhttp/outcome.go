@@ -9,25 +9,16 @@ import (
 
 // Err returns why the Transport stopped retrying a request whose final
 // response resp it would have retried. Err returns nil for every other
-// response. The error is one of these:
+// response. The error is a *retry.Error that matches the reason, as
+// docs/calls.md lists under "How a call ends", and the last attempt's
+// error, such as retry.ErrExhausted when the policy's limits ended the
+// retries. A server that asked not to retry with the header
+// "Retry-Pushback: never" (see [Handler]) gives retry.ErrPushback. The one
+// exception is a request body that could not be sent again: Err then
+// returns the error of the request's GetBody, whose message starts with
+// "retryhttp: rewinding the request body: ", and no *retry.Error.
 //
-//   - An *retry.Error matching retry.ErrThrottled, when the guard held the
-//     retries back.
-//   - An *retry.Error matching retry.ErrExhausted, when the policy's limits
-//     ended them.
-//   - An *retry.Error matching retry.ErrPushback, when the server asked
-//     not to retry with the header "Retry-Pushback: never" (see [Handler]).
-//   - An *retry.Error matching retry.ErrHintTooLong, when the server's
-//     Retry-After asked for too long a wait.
-//   - An *retry.Error matching context.DeadlineExceeded, when the next wait
-//     would have passed the request's deadline.
-//   - The error of the request's GetBody, when the body could not be sent
-//     again for the next attempt. Its message starts with "retryhttp:
-//     rewinding the request body: ". It is not a *retry.Error.
-//
-// An *retry.Error's Last is the last attempt's error. An attempt cut off by
-// the policy's per-attempt timeout matches retry.ErrAttemptTimeout and
-// context.DeadlineExceeded, as in package retry. The error's Elapsed counts
+// The error's Elapsed counts
 // from the start of the request. Elapsed is 0 unless the request has a
 // deadline, or the Transport has retry options (WithRetryOptions), an
 // attempt timeout, a time limit or a stable-run reset rule. Without any of

@@ -72,7 +72,8 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // That error matches retry.ErrExhausted and the last connection error. An
 // http.Client wraps it in a *url.Error, and errors.Is still finds both.
 // A request the guard held back until a limit came first is never sent:
-// RoundTrip returns a nil response with an error matching retry.ErrShed.
+// RoundTrip returns a nil response with an error matching retry.ErrShed and
+// retry.ErrExhausted.
 //
 // The base transport may also send a request again on its own. net/http
 // does so for an idempotent request whose reused connection is reset before
@@ -109,12 +110,9 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Timeouts. The policy's per-attempt timeout
 // (policy.Policy.WithAttemptTimeout) bounds how long each attempt may take
 // to produce its response headers. An attempt cut off by it is retried. Its
-// error matches retry.ErrAttemptTimeout and context.DeadlineExceeded. An
-// attempt cut off by the request's own deadline matches
-// context.DeadlineExceeded alone, so ask errors.Is for
-// retry.ErrAttemptTimeout to tell the two apart. The attempt timeout never
-// cuts the body of the response handed back. It follows the policy's clock,
-// as in package retry.
+// error matches retry.ErrAttemptTimeout, as in package retry. The attempt
+// timeout never cuts the body of the response handed back. It follows the
+// policy's clock, as in package retry.
 //
 // The request's context governs everything. When it is done during a wait,
 // RoundTrip returns at once. The error matches the context's error, and its
@@ -545,6 +543,11 @@ func (c *call) loop() (*http.Response, error) {
 		cause := ctx.Err()
 		if e, ok := err.(*retry.Error); ok && cause == nil {
 			cause = e.Cause
+			if cause == retry.ErrShed {
+				// The request went out once: the guard held its retries
+				// back, not the request, which ErrShed would say never ran.
+				cause = retry.ErrThrottled
+			}
 		}
 		c.held, err = first.resp, &retry.Error{Attempts: 1, Last: c.lastError(first.resp, first.err), Cause: cause}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -13,13 +14,13 @@ type outcome int
 // The outcomes of a call; outcomeNames holds the attribute's values.
 const (
 	success     outcome = iota // the call returned nil
-	exhausted                  // the policy's attempt or time limit ended it (retry.ErrExhausted)
+	exhausted                  // a limit ended it: the attempt or time limit, or a deadline the next wait would pass (retry.ErrExhausted)
 	throttled                  // the call ran out of attempts or time while the guard held its retries back (retry.ErrThrottled)
 	permanent                  // the operation's own error, not retried: retry.Permanent or the policy's RetryIf
 	cancelled                  // the call's context was cancelled (context.Canceled)
-	deadline                   // the call's deadline ended it, or the next wait would have passed it (context.DeadlineExceeded)
+	deadline                   // the call's context passed its deadline (context.DeadlineExceeded as the Cause)
 	hintTooLong                // a server hint asked for a wait past the hint ceiling, the time limit or the deadline (retry.ErrHintTooLong)
-	invalid                    // refused before the first attempt (retry.ErrInvalid)
+	invalid                    // refused before the first attempt (policy.ErrInvalid)
 	shed                       // held back by the guard before its first attempt (retry.ErrShed)
 	numOutcomes
 )
@@ -35,14 +36,14 @@ func (o outcome) String() string { return outcomeNames[o] }
 // operation's own error wraps: an operation that failed with a wrapped
 // context.Canceled and was given up on is exhausted. An error other than a
 // *retry.Error is the operation's own final one, permanent, unless it
-// matches retry.ErrInvalid. A hint too long for the deadline is hintTooLong.
+// matches policy.ErrInvalid. A hint too long for the deadline is hintTooLong.
 func classify(err error) outcome {
 	if err == nil {
 		return success
 	}
 	var e *retry.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, retry.ErrInvalid) {
+		if errors.Is(err, policy.ErrInvalid) {
 			return invalid
 		}
 		return permanent
@@ -61,7 +62,7 @@ func classify(err error) outcome {
 		return cancelled
 	case errors.Is(e.Cause, context.DeadlineExceeded):
 		return deadline
-	case errors.Is(e.Cause, retry.ErrInvalid):
+	case errors.Is(e.Cause, policy.ErrInvalid):
 		return invalid
 	}
 	return permanent

@@ -43,15 +43,28 @@ func TestClassify(t *testing.T) {
 }
 
 // A hinted wait under the hint ceiling that would pass the deadline ends
-// the call with the deadline as its Cause and ErrHintTooLong matched too:
-// the hint is what the outcome says.
+// the call by a limit, matching the deadline and ErrHintTooLong too: the
+// hint is what the outcome says.
 func TestClassifyHintPastTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	err := retry.Do(ctx, func(context.Context) error { return retry.After(2*time.Hour, errors.New("busy")) }, policy.Constant(0).WithMaxHint(3*time.Hour))
 	var e *retry.Error
 	require.ErrorAs(t, err, &e)
-	require.ErrorIs(t, e.Cause, context.DeadlineExceeded)
+	require.ErrorIs(t, e.Cause, retry.ErrExhausted)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.ErrorIs(t, err, retry.ErrHintTooLong)
 	require.Equal(t, "hint_too_long", classify(err).String())
+}
+
+// A call whose next wait would pass its deadline ends by a limit: its
+// outcome is exhausted, as its error matches retry.ErrExhausted. Only a
+// context that passed its deadline is the deadline outcome.
+func TestClassifyWaitPastTheDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	err := retry.Do(ctx, func(context.Context) error { return errors.New("busy") }, policy.Constant(2*time.Hour))
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, "exhausted", classify(err).String())
 }

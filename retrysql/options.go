@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -26,7 +27,7 @@ type settings struct {
 // lock_timeout. WithRetryIf() with no codes retries no SQLSTATE at all.
 // Connection errors before COMMIT are retried either way. A code that is
 // not five digits or upper-case letters makes Tx return an error matching
-// retry.ErrInvalid before anything runs. When several are given, the last
+// policy.ErrInvalid before anything runs. When several are given, the last
 // wins.
 //
 // This WithRetryIf takes SQLSTATE codes. policy.Policy.WithRetryIf takes a
@@ -35,7 +36,7 @@ type settings struct {
 func WithRetryIf(codes ...string) Option {
 	for _, c := range codes {
 		if !validCode(c) {
-			err := fmt.Errorf("retrysql: SQLSTATE code %q is not five digits or upper-case letters: %w", c, retry.ErrInvalid)
+			err := fmt.Errorf("retrysql: SQLSTATE code %q is not five digits or upper-case letters: %w", c, policy.ErrInvalid)
 			return func(s *settings) { s.err = err }
 		}
 	}

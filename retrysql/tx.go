@@ -33,8 +33,8 @@ type Beginner interface {
 }
 
 var (
-	errNilDB       = fmt.Errorf("retrysql: nil database: %w", retry.ErrInvalid)
-	errNilFunction = fmt.Errorf("retrysql: nil function: %w", retry.ErrInvalid)
+	errNilDB       = fmt.Errorf("retrysql: nil database: %w", policy.ErrInvalid)
+	errNilFunction = fmt.Errorf("retrysql: nil function: %w", policy.ErrInvalid)
 	errNoTx        = errors.New("retrysql: BeginTx returned neither a transaction nor an error")
 	// ErrTxEnded is matched by the error [Tx] returns when fn committed or
 	// rolled back the transaction itself. fn must not do that. Tx cannot
@@ -99,7 +99,7 @@ var (
 //   - An error matching [ErrTxEnded] when fn committed or rolled back the
 //     transaction itself, whether fn then returned nil or an error. Tx does
 //     not run the transaction again, since its work may have landed.
-//   - An error matching retry.ErrInvalid, before anything runs, for a nil
+//   - An error matching policy.ErrInvalid, before anything runs, for a nil
 //     ctx, db or fn, an invalid policy or an invalid option.
 //
 // Tx rolls back every attempt that does not commit, also when fn panics, so

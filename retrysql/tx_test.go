@@ -256,14 +256,14 @@ func TestTxInvalid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
-			require.ErrorIs(t, err, retry.ErrInvalid)
+			require.ErrorIs(t, err, policy.ErrInvalid)
 		})
 	}
 	require.Zero(t, *runs)
 	begins, _, _ := f.counts()
 	require.Zero(t, begins)
 	require.EqualError(t, retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("4001")),
-		`retrysql: SQLSTATE code "4001" is not five digits or upper-case letters: retry: invalid call`)
+		`retrysql: SQLSTATE code "4001" is not five digits or upper-case letters: policy: invalid`)
 }
 
 func TestTxPolicyEndsTheCall(t *testing.T) {
