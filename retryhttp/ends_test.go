@@ -1,0 +1,237 @@
+//go:build go1.25
+
+package retryhttp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/retryhttp"
+)
+
+// errConn is the error of an in-memory base RoundTripper that gets no
+// response: a refused connection, which the Transport retries.
+var errConn = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+
+// sentinels are every error a test of how a request ends may look for.
+var sentinels = []error{
+	retry.ErrExhausted, retry.ErrThrottled, retry.ErrShed, retry.ErrHintTooLong,
+	retry.ErrPushback, retry.ErrAttemptTimeout, policy.ErrInvalid,
+	context.Canceled, context.DeadlineExceeded, errConn,
+}
+
+// answers is an in-memory base RoundTripper: each request gets the status
+// and header, or waits for its context to end when block is set.
+type answers struct {
+	status int
+	header http.Header
+	block  bool
+	sent   atomic.Int32
+}
+
+func (a *answers) RoundTrip(req *http.Request) (*http.Response, error) {
+	a.sent.Add(1)
+	if a.block {
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	}
+	if a.status == 0 {
+		return nil, errConn
+	}
+	h := a.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	return &http.Response{StatusCode: a.status, Header: h, Body: io.NopCloser(strings.NewReader("x")), Request: req}, nil
+}
+
+// heldGuard returns a guard that holds new calls back: 16 attempts are
+// running whose like timed out, and the probe of this second is spent.
+func heldGuard(t *testing.T) *policy.Guard {
+	g := policy.NewGuard(50, 1)
+	hold(t, g)
+	return g
+}
+
+// hold makes g hold new calls back, as heldGuard says.
+func hold(t *testing.T, g *policy.Guard) {
+	for range 16 {
+		g.Record(false, policy.Overloaded)
+		g.Run()
+		t.Cleanup(g.Leave)
+	}
+	turn := g.Enter()
+	require.True(t, g.Probe(turn, time.Now()))
+	g.Leave()
+}
+
+// requestEnd is one way a call ends, a row of the list in docs/calls.md
+// under "How a call ends", for a request through the Transport.
+type requestEnd struct {
+	name  string
+	setup func(t *testing.T) (context.Context, policy.Policy, *answers)
+	// is lists what errors.Is finds in the request's error: RoundTrip's, or
+	// Err's when a response came back. Every other error of sentinels it
+	// must not find. Empty: no error.
+	is []error
+	// response says a final response comes back, with a nil error.
+	response bool
+}
+
+func requestEnds() []requestEnd {
+	bg := func(*testing.T) context.Context { return context.Background() }
+	with := func(ctx func(*testing.T) context.Context, p policy.Policy, a *answers) func(*testing.T) (context.Context, policy.Policy, *answers) {
+		return func(t *testing.T) (context.Context, policy.Policy, *answers) { return ctx(t), p, a }
+	}
+	in := func(d time.Duration) func(*testing.T) context.Context {
+		return func(t *testing.T) context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			t.Cleanup(cancel)
+			return ctx
+		}
+	}
+	cancelledIn := func(d time.Duration) func(*testing.T) context.Context {
+		return func(t *testing.T) context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(d, cancel)
+			t.Cleanup(cancel)
+			return ctx
+		}
+	}
+	every := policy.Constant(100 * time.Millisecond)
+	unavailable := func() *answers { return &answers{status: http.StatusServiceUnavailable} }
+	retryAfter := func(s string) *answers {
+		return &answers{status: http.StatusServiceUnavailable, header: http.Header{"Retry-After": {s}}}
+	}
+	return []requestEnd{
+		{name: "success", setup: with(bg, every, &answers{status: http.StatusOK}), response: true},
+		{name: "final: a status not retried", setup: with(bg, every, &answers{status: http.StatusNotFound}), response: true},
+		{name: "limit: attempts", setup: with(bg, every.WithMaxAttempts(3), unavailable()),
+			is: []error{retry.ErrExhausted}, response: true},
+		{name: "limit: attempts, no response", setup: with(bg, every.WithMaxAttempts(3), &answers{}),
+			is: []error{retry.ErrExhausted, errConn}},
+		{name: "limit: time", setup: with(bg, every.WithMaxElapsed(250*time.Millisecond), unavailable()),
+			is: []error{retry.ErrExhausted}, response: true},
+		{name: "limit: the next wait would pass the deadline", setup: with(in(250*time.Millisecond), every, unavailable()),
+			is: []error{retry.ErrExhausted, context.DeadlineExceeded}, response: true},
+		{name: "limit: while the guard held the retries back", setup: func(t *testing.T) (context.Context, policy.Policy, *answers) {
+			g := spentGuard(t, time.Now())
+			return context.Background(), every.WithMaxAttempts(3).WithGuard(g), unavailable()
+		}, is: []error{retry.ErrThrottled, retry.ErrExhausted}, response: true},
+		{name: "limit: a Retry-After above the ceiling", setup: with(bg, every, retryAfter("3600")),
+			is: []error{retry.ErrHintTooLong, retry.ErrExhausted}, response: true},
+		{name: "limit: a Retry-After past the deadline", setup: with(in(time.Hour), every.WithMaxHint(3*time.Hour), retryAfter("7200")),
+			is: []error{retry.ErrHintTooLong, retry.ErrExhausted, context.DeadlineExceeded}, response: true},
+		{name: "limit: held back before the first attempt", setup: func(t *testing.T) (context.Context, policy.Policy, *answers) {
+			return context.Background(), every.WithMaxAttempts(3).WithGuard(heldGuard(t)), unavailable()
+		}, is: []error{retry.ErrShed, retry.ErrExhausted}},
+		{name: "context: cancelled in a wait", setup: with(cancelledIn(150*time.Millisecond), every, &answers{}),
+			is: []error{context.Canceled, errConn}},
+		{name: "context: the deadline passed in an attempt", setup: with(in(50*time.Millisecond), every, &answers{block: true}),
+			is: []error{context.DeadlineExceeded}},
+		{name: "context: cancelled while held back", setup: func(t *testing.T) (context.Context, policy.Policy, *answers) {
+			return cancelledIn(150 * time.Millisecond)(t), every.WithGuard(heldGuard(t)), unavailable()
+		}, is: []error{retry.ErrShed, context.Canceled}},
+		{name: "pushback", setup: with(bg, every, &answers{status: http.StatusServiceUnavailable, header: http.Header{"Retry-Pushback": {"never"}}}),
+			is: []error{retry.ErrPushback}, response: true},
+		{name: "limit: attempts, after attempt timeouts", setup: with(bg, every.WithMaxAttempts(2).WithAttemptTimeout(50*time.Millisecond), &answers{block: true}),
+			is: []error{retry.ErrExhausted, retry.ErrAttemptTimeout, context.DeadlineExceeded}},
+	}
+}
+
+// TestHowARequestEnds runs every way a call ends through the Transport,
+// and checks the sentinels that the request's error matches, RoundTrip's or
+// Err's for a final response, and those it does not.
+func TestHowARequestEnds(t *testing.T) {
+	for _, e := range requestEnds() {
+		t.Run(e.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, p, base := e.setup(t)
+				tr := build(t, base, p)
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+				require.NoError(t, err)
+				resp, err := tr.RoundTrip(req)
+				if e.response {
+					require.NoError(t, err)
+					require.NotNil(t, resp)
+					defer resp.Body.Close()
+					err = retryhttp.Err(resp)
+				} else {
+					require.Nil(t, resp)
+				}
+				if len(e.is) == 0 {
+					require.NoError(t, err)
+					return
+				}
+				for _, want := range e.is {
+					require.ErrorIs(t, err, want)
+				}
+				for _, other := range sentinels {
+					if !isOneOf(e.is, other) {
+						require.NotErrorIs(t, err, other)
+					}
+				}
+				if errors.Is(err, retry.ErrShed) {
+					require.Zero(t, base.sent.Load(), "a request held back is never sent")
+				}
+			})
+		})
+	}
+}
+
+// A request whose first attempt went out, and whose retries the guard then
+// held back until the attempt limit, matches ErrThrottled, not ErrShed: it
+// was sent, so it is not safe to send again as a shed one would be.
+func TestRequestSentThenHeldIsThrottled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		var sent atomic.Int32
+		base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if sent.Add(1) == 1 {
+				hold(t, g) // the guard starts to hold calls back while the first attempt runs
+			}
+			return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: req}, nil
+		})
+		tr := build(t, base, policy.Constant(100*time.Millisecond).WithMaxAttempts(2).WithGuard(g))
+		req, err := http.NewRequest(http.MethodGet, "http://example.test/", nil)
+		require.NoError(t, err)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		err = retryhttp.Err(resp)
+		require.ErrorIs(t, err, retry.ErrThrottled)
+		require.ErrorIs(t, err, retry.ErrExhausted)
+		require.NotErrorIs(t, err, retry.ErrShed)
+		require.Equal(t, int32(1), sent.Load())
+	})
+}
+
+// An invalid policy is refused when the Transport is made.
+func TestInvalidPolicyEnds(t *testing.T) {
+	_, err := retryhttp.New(&answers{}, policy.Constant(-1))
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.NotErrorIs(t, err, retry.ErrExhausted)
+}
+
+func isOneOf(errs []error, err error) bool {
+	for _, e := range errs {
+		if e == err {
+			return true
+		}
+	}
+	return false
+}
