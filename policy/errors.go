@@ -4,8 +4,10 @@ import "errors"
 
 // ErrInvalid is matched by every error that [Policy.Validate] returns, and by
 // the errors of [Parse], [Policy.UnmarshalText], [Policy.UnmarshalJSON] and
-// [Policy.MarshalText]. retry.Do checks the policy before it runs anything,
-// and its error for an invalid policy matches ErrInvalid too.
+// [Policy.MarshalText]. It is the one sentinel of bad input: every call of
+// package retry, and every integration, refuses an invalid policy, a nil
+// function or a nil context with an error matching ErrInvalid, before
+// anything runs.
 var ErrInvalid = errors.New("policy: invalid")
 
 // invalidError names the setting that is wrong and says why.
