@@ -82,7 +82,7 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
 		n := int(hs.sent.Add(1))
-		resp, err := c.sendTied(withPrevious(r, n), withAttempt(actx, n))
+		resp, err := c.sendTied(withPrevious(r, n), actx)
 		admitted := n > 1
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
