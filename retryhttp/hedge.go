@@ -111,7 +111,7 @@ func (c *call) runHedged() (*http.Response, error) {
 	if len(c.t.opts) == 0 {
 		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, retry.WithHooks(&hooks))
 	} else {
-		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
+		resp, err = retry.HedgeValue(c.loopContext(), attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
 	}
 	if err == nil || unretried(err) {
 		return resp, nil

@@ -475,6 +475,7 @@ type call struct {
 	next  *http.Request  // the next attempt's request, its body rewound already
 
 	first firstAttempt // the first attempt, when firstTry made it before the loop started
+	named namedContext // the context of the retry loop, when it names the request (see loopContext)
 }
 
 // firstAttempt is the outcome of a first attempt that firstTry made
@@ -541,7 +542,7 @@ func (c *call) loop() (*http.Response, error) {
 	if len(c.t.opts) == 0 { // no slice to build: the common case allocates nothing more
 		resp, err = retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
 	} else {
-		resp, err = retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+		resp, err = retry.DoValue(c.loopContext(), c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
 	}
 	if first.pending {
 		// The loop never took the first attempt's outcome: the request's
