@@ -41,6 +41,8 @@ type call struct {
 	served   *Served            // the record of the request that ctx serves, if any (see Serve)
 	mixed    bool               // an attempt failed without showing overload
 	entered  bool               // the guard counts the next attempt as running already (Guard.Enter)
+	nested   bool               // ctx carries another call's attempt number
+	mark     *numbered          // the context that carries the attempt number, made at the first attempt that needs it
 }
 
 // init sets up a call, or returns the error that refuses it before
@@ -58,6 +60,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop b
 	c.done = ctx.Done()
 	c.deadline, _ = ctx.Deadline()
 	c.served = served(ctx)
+	c.nested = carriesAttempt(ctx)
 	if err := p.Validate(); err != nil {
 		return c.finish(err)
 	}
@@ -167,14 +170,15 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 // once makes one attempt of a call that does not hedge, and tells the
 // hooks of it.
 func (c *call) once(fn func(context.Context) error) error {
+	ctx := c.numberedContext(c.attempts + 1)
 	if !c.hooks.attempts {
-		cancel, err := once(c.ctx, &c.clock, c.p.AttemptTimeout(), fn)
+		cancel, err := once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
 		c.hold(cancel)
 		return err
 	}
 	ev := AttemptEvent{Attempt: c.attempts + 1, Wait: c.waited - c.waitedAt}
 	var cs attemptCtxs
-	ctx := c.hooks.attempt(c.ctx, ev, &cs)
+	ctx = c.hooks.attempt(ctx, ev, &cs)
 	begun := c.clock.now()
 	cancel, err := once(ctx, &c.clock, c.p.AttemptTimeout(), fn)
 	ev.Err, ev.Duration = err, c.clock.now().Sub(begun)

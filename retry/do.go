@@ -67,12 +67,13 @@ func tryFirst(ctx context.Context, fn func(context.Context) error, g *policy.Gua
 
 // first reports whether a call can make its first attempt before anything
 // is set up: it has no options, a function, a valid policy without an
-// attempt timeout, nothing times it, and the policy's guard, if any, lets
-// it start. Such a call, when it succeeds, costs next to nothing; when it
+// attempt timeout, nothing times it, its context carries no other call's
+// attempt number (see Attempt), and the policy's guard, if any, lets it
+// start. Such a call, when it succeeds, costs next to nothing; when it
 // fails, the loop goes on from there. It returns the guard, to be told of
 // a success.
 func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*policy.Guard, bool) {
-	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil {
+	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil || carriesAttempt(ctx) {
 		return nil, false
 	}
 	if p.AttemptTimeout() > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0 {

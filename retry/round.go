@@ -114,8 +114,9 @@ func (r *round) stopped(c *call) (int, error) {
 }
 
 // start starts the round's next attempt on a goroutine of its own, with a
-// context of its own. It keeps the call's values and ends at the call's
-// deadline, but is not registered with the call's context. The round
+// context of its own, which carries its number (see Attempt). It keeps the
+// call's values and ends at the call's deadline, but is not registered
+// with the call's context. The round
 // cancels its attempts itself, when the call's context ends or another
 // attempt wins. The one whose value the call returns is left alone, and
 // holds no reference to the caller's context.
@@ -129,6 +130,7 @@ func (r *round) start(c *call) {
 	r.running++
 	r.cancels[r.started] = cancel
 	ev := AttemptEvent{Attempt: c.attempts + r.started, Hedge: r.started > 1, Wait: r.delay}
+	ctx = newNumbered(ctx, ev.Attempt)
 	if r.started == 1 {
 		ev.Wait = c.waited - c.waitedAt
 	}

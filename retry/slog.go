@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+
+	"github.com/retrykit/retrykit/internal/logattrs"
 )
 
 // SlogHooks returns hooks that log a call to l. They log through LogAttrs
@@ -30,6 +32,10 @@ import (
 //     of a Loop. Any other call that reaches its context's deadline is
 //     logged as "retry: gave up".
 //
+// A line of a call that retryhttp's Transport runs starts with the
+// request's method and URL, as "method" and "url". The URL is given as
+// url.URL.Redacted gives it: without the password.
+//
 // A first-try success logs nothing. A nil l logs to slog.Default(). The
 // hooks are safe for concurrent use.
 func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
@@ -39,10 +45,12 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if !lg.Enabled(ctx, level) {
 				return
 			}
-			lg.LogAttrs(ctx, level, "retry: denied",
+			attrs := logattrs.Append(ctx, make([]slog.Attr, 0, 5))
+			attrs = append(attrs,
 				slog.Int("attempt", e.Attempt),
 				slog.Duration("delay", e.Delay),
 				slog.Duration("elapsed", e.Elapsed))
+			lg.LogAttrs(ctx, level, "retry: denied", attrs...)
 		},
 		OnRetry: func(ctx context.Context, e RetryEvent) {
 			lg, lvl := logger(l), level
@@ -52,11 +60,11 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if !lg.Enabled(ctx, lvl) {
 				return
 			}
-			attrs := []slog.Attr{
+			attrs := logattrs.Append(ctx, make([]slog.Attr, 0, 8))
+			attrs = append(attrs,
 				slog.Int("attempt", e.Attempt),
 				slog.Duration("delay", e.Delay),
-				slog.Duration("elapsed", e.Elapsed),
-			}
+				slog.Duration("elapsed", e.Elapsed))
 			if e.Err != nil {
 				attrs = append(attrs, slog.Any("error", e.Err))
 			}
@@ -85,10 +93,10 @@ func SlogHooks(l *slog.Logger, level slog.Level) *Hooks {
 			if !lg.Enabled(ctx, lvl) {
 				return
 			}
-			attrs := []slog.Attr{
+			attrs := logattrs.Append(ctx, make([]slog.Attr, 0, 7))
+			attrs = append(attrs,
 				slog.Int("attempts", e.Attempts),
-				slog.Duration("elapsed", e.Elapsed),
-			}
+				slog.Duration("elapsed", e.Elapsed))
 			if e.Hedges > 0 {
 				attrs = append(attrs, slog.Int("hedges", e.Hedges))
 			}

@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,7 +19,7 @@ import (
 	"github.com/retrykit/retrykit/retrytest"
 )
 
-// numbering is a RoundTripper that records retryhttp.Attempt of every
+// numbering is a RoundTripper that records retry.Attempt of every
 // request it is given, then sends it on through next.
 type numbering struct {
 	next http.RoundTripper
@@ -28,7 +29,7 @@ type numbering struct {
 
 func (n *numbering) RoundTrip(req *http.Request) (*http.Response, error) {
 	n.mu.Lock()
-	n.seen = append(n.seen, retryhttp.Attempt(req.Context()))
+	n.seen = append(n.seen, retry.Attempt(req.Context()))
 	n.mu.Unlock()
 	return n.next.RoundTrip(req)
 }
@@ -104,9 +105,50 @@ func TestAttemptNumbersOfAHedgedRequest(t *testing.T) {
 	require.Equal(t, []int{1, 2}, rec.attempts())
 }
 
-// A context that no Transport marked is a first attempt's.
-func TestAttemptOfAnUnmarkedContext(t *testing.T) {
-	require.Equal(t, 1, retryhttp.Attempt(context.Background()))
-	//lint:ignore SA1012 a nil context is accepted on purpose
-	require.Equal(t, 1, retryhttp.Attempt(nil))
+// A request made inside a later attempt of another call numbers its own
+// attempts from 1, on every path. A request with no retry of its own is
+// sent with the outer attempt's number: it is that attempt.
+func TestAttemptNumbersInsideAnotherCall(t *testing.T) {
+	hooks := retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) {}})
+	for _, tt := range []struct {
+		name string
+		opts []retryhttp.Option
+		ctx  func(context.Context) context.Context
+		want []int
+	}{
+		{"the first try before the loop", nil, nil, []int{1, 2}},
+		{"the loop with hooks", []retryhttp.Option{retryhttp.WithRetryOptions(hooks)}, nil, []int{1, 2}},
+		{"without retry", nil, retryhttp.WithoutRetry, []int{2}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scripted{closed: make(chan string, 4)}
+			s.answer = func(i int, req *http.Request) (*http.Response, error) {
+				if i == 1 {
+					return s.respond(503, "busy"), nil
+				}
+				return s.respond(200, "OK"), nil
+			}
+			rec := &numbering{next: s}
+			client := &http.Client{Transport: build(t, rec, policy.Constant(0).WithMaxAttempts(5), tt.opts...)}
+			outer := 0
+			err := retry.Do(context.Background(), func(ctx context.Context) error {
+				if outer++; outer == 1 {
+					return errors.New("the outer call's first attempt fails")
+				}
+				if tt.ctx != nil {
+					ctx = tt.ctx(ctx)
+				}
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.invalid/", nil)
+				require.NoError(t, err)
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				body(t, resp)
+				return nil
+			}, policy.Constant(0))
+			require.NoError(t, err)
+			require.Equal(t, tt.want, rec.attempts())
+		})
+	}
 }

@@ -82,7 +82,7 @@ func (c *call) runHedged() (*http.Response, error) {
 			return nil, retry.Permanent(fmt.Errorf("retryhttp: rewinding the request body: %w", err))
 		}
 		n := int(hs.sent.Add(1))
-		resp, err := c.sendTied(withPrevious(r, n), withAttempt(actx, n))
+		resp, err := c.sendTied(withPrevious(r, n), actx)
 		admitted := n > 1
 		if actx.Err() != nil && ctx.Err() == nil {
 			// A losing attempt, cancelled: its outcome is no news.
@@ -111,7 +111,7 @@ func (c *call) runHedged() (*http.Response, error) {
 	if len(c.t.opts) == 0 {
 		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, retry.WithHooks(&hooks))
 	} else {
-		resp, err = retry.HedgeValue(ctx, attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
+		resp, err = retry.HedgeValue(c.loopContext(), attempt, c.p, hs.release, c.t.options(retry.WithHooks(&hooks))...)
 	}
 	if err == nil || unretried(err) {
 		return resp, nil

@@ -140,10 +140,13 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // carry a policy of its own ([WithPolicy]), or ask for no retry at all
 // ([WithoutRetry]).
 //
-// Attempt numbers. The request of every attempt after the first carries
-// the attempt's number in its context, and [Attempt] reads it. So a base
+// Attempt numbers. The request of every attempt carries the context the
+// retry loop gave the attempt, and retry.Attempt(req.Context()) reads its
+// number there, as in any operation that package retry runs. So a base
 // RoundTripper can tell a retry or a hedge from a first attempt, as
 // retryotel.ResendCount does for OpenTelemetry's http.request.resend_count.
+// A request under [WithoutRetry] is sent as it is: made inside another
+// call's attempt, it carries that attempt's number.
 type Transport struct {
 	base      http.RoundTripper
 	p         policy.Policy // the policy given, bounded, without its attempt timeout
@@ -386,9 +389,11 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
 	g := p.Guard()
-	if g.Held() {
+	if g.Held() || retry.Attempt(req.Context()) > 1 {
 		// The guard holds new calls back: the loop waits for the call's
-		// turn as it does for any call, and nothing is sent meanwhile.
+		// turn as it does for any call, and nothing is sent meanwhile. Or
+		// the request is made inside a later attempt of another call: the
+		// loop numbers this call's first attempt 1 (see retry.Attempt).
 		c := t.newCall(req)
 		return c.run()
 	}
@@ -468,6 +473,7 @@ type call struct {
 	next  *http.Request  // the next attempt's request, its body rewound already
 
 	first firstAttempt // the first attempt, when firstTry made it before the loop started
+	named namedContext // the context of the retry loop, when it names the request (see loopContext)
 }
 
 // firstAttempt is the outcome of a first attempt that firstTry made
@@ -534,7 +540,7 @@ func (c *call) loop() (*http.Response, error) {
 	if len(c.t.opts) == 0 { // no slice to build: the common case allocates nothing more
 		resp, err = retry.DoValue(ctx, c.attempt, c.p, retry.WithHooks(&c.hooks))
 	} else {
-		resp, err = retry.DoValue(ctx, c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
+		resp, err = retry.DoValue(c.loopContext(), c.attempt, c.p, c.t.options(retry.WithHooks(&c.hooks))...)
 	}
 	if first.pending {
 		// The loop never took the first attempt's outcome: the request's
@@ -586,10 +592,11 @@ func (t *Transport) options(own retry.Option) []retry.Option {
 // The loop's first attempt may have been made already, by firstTry: its
 // outcome, one to retry, is then the loop's.
 //
-// The attempt is sent on ctx, the context the loop gives it, marked with
-// the attempt's number (see Attempt). That context is the request's own,
-// or the one a hook gave the attempt (retry.Hooks.OnAttempt), so that the
-// base RoundTripper's spans hang under the attempt's.
+// The attempt is sent on ctx, the context the loop gives it, which
+// carries the attempt's number (see retry.Attempt). That context is the
+// request's own, or the one a hook gave the attempt
+// (retry.Hooks.OnAttempt), so that the base RoundTripper's spans hang under
+// the attempt's.
 func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	if c.first.pending {
 		c.first.pending = false
@@ -609,10 +616,12 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 		}
 	}
 	c.n++
-	if c.n > 1 || len(c.t.opts) > 0 {
+	if c.n > 1 || len(c.t.opts) > 0 || retry.Attempt(c.req.Context()) > 1 {
 		// Only options bring hooks, which may give the first attempt a
-		// context of its own: without them it is the request's, unchanged.
-		r = r.WithContext(withAttempt(ctx, c.n))
+		// context of its own, and only a request made inside another
+		// call's attempt has its first attempt numbered apart: otherwise
+		// the first attempt's context is the request's, unchanged.
+		r = r.WithContext(ctx)
 	}
 	resp, err := c.send(withPrevious(r, c.n))
 	if !c.retryable(c.req, resp, err) {

@@ -6,7 +6,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/retrykit/retrykit/retryhttp"
+	"github.com/retrykit/retrykit/retry"
 )
 
 // ResendCount returns a RoundTripper that sets http.request.resend_count on
@@ -19,7 +19,7 @@ import (
 //	inner := otelhttp.NewTransport(retryotel.ResendCount(nil))
 //	tr, err := retryhttp.New(inner, p)
 //
-// The count is retryhttp.Attempt(req.Context()) less one: 1 on the second
+// The count is retry.Attempt(req.Context()) less one: 1 on the second
 // attempt, 2 on the third, hedges included. A first attempt gets no
 // attribute, since OpenTelemetry's HTTP conventions set it only on a request
 // sent again. otelhttp does not set the attribute itself. The returned
@@ -37,7 +37,7 @@ type resendCount struct {
 }
 
 func (rc *resendCount) RoundTrip(req *http.Request) (*http.Response, error) {
-	if n := retryhttp.Attempt(req.Context()); n > 1 {
+	if n := retry.Attempt(req.Context()); n > 1 {
 		trace.SpanFromContext(req.Context()).SetAttributes(semconv.HTTPRequestResendCount(n - 1))
 	}
 	return rc.base.RoundTrip(req)

@@ -40,7 +40,6 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := time.Now()
-	run := 0
 	hooks := retry.WithHooks(&retry.Hooks{
 		OnRetry: func(_ context.Context, e retry.RetryEvent) {
 			note := ""
@@ -51,7 +50,7 @@ func main() {
 		},
 	})
 	err := retry.Loop(ctx, func(ctx context.Context) error {
-		run++
+		run := retry.Attempt(ctx) // every run is an attempt: 1, 2, 3, …
 		if run > len(uptimes) {
 			cancel() // the demonstration is over: stop supervising
 			return ctx.Err()

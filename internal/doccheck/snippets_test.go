@@ -83,6 +83,49 @@ var api interface{ GetUser(context.Context, string) (User, error) }`,
 		sig:   "(ctx context.Context, ids []string, p policy.Policy) error",
 		after: "_ = users\nreturn nil",
 	},
+	"docs/migrating.md: What changes in every port": {
+		imports: []string{"context", "errors", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var op func(context.Context) error",
+		sig:     "(ctx context.Context, p policy.Policy) error",
+		after:   "return err",
+	},
+	"docs/migrating.md: Porting a cenkalti/backoff call": {
+		imports: []string{"context", "errors", "log", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls: `type User struct{}
+var api interface{ GetUser(context.Context, string) (User, error) }
+var ErrNotFound = errors.New("not found")`,
+		sig:   "(ctx context.Context, id string) error",
+		after: "_ = user\nreturn err",
+	},
+	"docs/migrating.md: Porting a go-retryablehttp client": {
+		imports: []string{"log/slog", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
+		sig:     "(logger *slog.Logger, url string) error",
+		after:   "return nil",
+	},
+	"docs/migrating.md: What behaves differently from go-retryablehttp": {
+		imports: []string{"net/http", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
+		after:   "_ = retryLikeRetryablehttp",
+	},
+	"docs/migrating.md: Porting an avast/retry-go call": {
+		imports: []string{"context", "log", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var client interface{ Ping(context.Context) error }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
+	"docs/migrating.md: Porting a sethvargo/go-retry call": {
+		imports: []string{"context", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var client interface{ Ping(context.Context) error }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
+	"docs/migrating.md: Porting a failsafe-go retry policy": {
+		imports: []string{"context", "errors", "log", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls: `type User struct{}
+var api interface{ GetUser(context.Context, string) (User, error) }
+var ErrBusy = errors.New("busy")`,
+		sig:   "(ctx context.Context, id string) error",
+		after: "_ = user\nreturn err",
+	},
 	"docs/testing.md: A first test": {
 		imports: []string{"net/http", "testing", "testing/synctest", "time", "github.com/stretchr/testify/require", "github.com/retrykit/retrykit/retrytest"},
 		decls:   "var myHandler http.Handler\n\nfunc newClientUnderTest(http.RoundTripper) *http.Client { return nil }",
