@@ -14,8 +14,7 @@ import (
 // own Strategy, or use package retry, which keeps that state on each call's
 // stack. Each implementation says whether it is safe for concurrent use.
 // Those this package returns are not: a Next takes no lock and costs a few
-// nanoseconds, as in k8s's wait.Backoff. The one policy.Policy.Strategy
-// returns is safe for concurrent use.
+// nanoseconds, as in k8s's wait.Backoff.
 type Strategy interface {
 	Next() time.Duration // how long to wait before the next try
 	Reset()              // after a success: the next Next starts over

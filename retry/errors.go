@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/retrykit/retrykit/internal/classify"
 )
 
 // ErrExhausted is matched by the error a call returns when the policy's
@@ -40,7 +42,7 @@ var ErrShed = errors.New("retry: call shed")
 // too, whatever error the operation returned. To tell a call's deadline
 // from its attempts' timeouts, ask errors.Is for ErrAttemptTimeout, or ask
 // the call's context.
-var ErrAttemptTimeout = errors.New("retry: attempt timed out")
+var ErrAttemptTimeout = classify.ErrAttemptTimeout
 
 // ErrInvalid is matched by the error a call returns, before anything runs,
 // for a call it cannot make: a nil context, a nil function, an invalid
@@ -173,13 +175,8 @@ func Permanent(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &permanentError{err: err}
+	return &classify.Permanent{Err: err}
 }
-
-type permanentError struct{ err error }
-
-func (p *permanentError) Error() string { return p.err.Error() }
-func (p *permanentError) Unwrap() error { return p.err }
 
 // attemptTimeoutError is an attempt's error when its own timeout cut it off.
 type attemptTimeoutError struct {

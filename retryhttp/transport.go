@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -344,7 +345,7 @@ func (e *statusError) StatusCode() int { return e.code }
 
 // Timeout reports whether the status tells of overload as a timeout does:
 // 504 Gateway Timeout, and 429 Too Many Requests, a request the server
-// shed. retry.Classify reads it, and the guard takes both for overload.
+// shed. Package retry reads it, and the guard takes both for overload.
 func (e *statusError) Timeout() bool {
 	return e.code == http.StatusGatewayTimeout || e.code == http.StatusTooManyRequests
 }
@@ -387,7 +388,7 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 // loopFirst): hooks see every request, and the loop's clock starts with it.
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
-	g := p.Guard()
+	g := guardOf(p)
 	if g.Held() {
 		// The guard holds new calls back: the loop waits for the call's
 		// turn as it does for any call, and nothing is sent meanwhile.
@@ -411,7 +412,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if g != nil && req.Context().Err() == nil {
-		g.Record(false, policy.Succeeded) // a success, which the loop tells on its path
+		g.Record(false, admit.Succeeded) // a success, which the loop tells on its path
 	}
 	return resp, nil
 }
@@ -420,7 +421,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 // if any, counts the call in flight and the attempt as running until base
 // returns, a panic included. The loop, should it retry, tells the guard of
 // the call again.
-func sendFirst(base http.RoundTripper, req *http.Request, g *policy.Guard) (*http.Response, error) {
+func sendFirst(base http.RoundTripper, req *http.Request, g *admit.Guard) (*http.Response, error) {
 	if g != nil {
 		g.Start()
 		defer g.Done()
