@@ -87,8 +87,7 @@ func (p Policy) with(change func(*config)) Policy {
 // a limit with [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
 //
 // Default is the Policy to give to retry.Do. backoff.Default gives the same
-// delays as a stateful backoff.Strategy, for a loop of one's own, and
-// backoff.Kubelet gives them as a bare schedule.
+// delays as a stateful backoff.Strategy, for a loop of one's own.
 func Default() Policy { return Policy{} }
 
 // Exponential returns a policy that waits base after the first attempt and
