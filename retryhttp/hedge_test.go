@@ -339,8 +339,8 @@ func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
 	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}} {
 		g := policy.NewGuard(1, 1e-6)
 		protocol(g).Record(true, admit.Failed) // no token left
-		protocol(g).Allow(time.Now())           // and this second's probe taken
-		protocol(g).Start()                     // and another call in flight
+		protocol(g).Allow(time.Now())          // and this second's probe taken
+		protocol(g).Start()                    // and another call in flight
 		p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(2).WithGuard(g).WithHedging(hedging)
 		tr, err := retryhttp.New(srv.Client().Transport, p)
 		require.NoError(t, err)

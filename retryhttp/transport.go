@@ -249,10 +249,10 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // When p hedges (policy.Policy.WithHedging), so does the Transport. While
 // an attempt has sent no response headers after the hedge delay, another is
 // sent beside it. The first usable response wins, and the other attempts
-// are cancelled. Only requests that are safe to repeat ([Idempotent]) and
-// whose body can be sent again are hedged. A body can be sent again when
-// there is none, or when Request.GetBody is set. Other requests are retried
-// as without hedging. Losing responses are drained and closed as retried
+// are cancelled. Only requests that are safe to repeat (see
+// [DefaultRetryable]) and whose body can be sent again are hedged. A body
+// can be sent again when there is none, or when Request.GetBody is set.
+// Other requests are retried as without hedging. Losing responses are drained and closed as retried
 // ones are. Hedges count as attempts, and the guard admits them as
 // retry.Hedge says (see also policy.Hedging).
 //
@@ -693,7 +693,7 @@ func (c *call) lastError(resp *http.Response, err error) error {
 // retry, with the server's Retry-After as a hint.
 func (c *call) statusError(resp *http.Response) error {
 	err := error(&statusError{status: resp.Status, code: resp.StatusCode})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
+	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
 		err = retry.After(d, err)
 	}
 	return err

@@ -223,4 +223,3 @@ func (g *Guard) Tokens() float64 {
 func (g *Guard) Stalled() bool {
 	return g != nil && g.stall.Load() >= stallRun
 }
-

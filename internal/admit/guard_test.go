@@ -516,9 +516,9 @@ func FuzzGuard(f *testing.F) {
 		half := math.Floor(ratio*1e6/2) / 1e6
 		want := capacity
 		now, lastProbe := t0, time.Time{}
-		inFlight, run := 0, 0                 // calls in flight; attempts in a row that showed overload
+		inFlight, run := 0, 0                // calls in flight; attempts in a row that showed overload
 		running, queue := 0, []*admit.Turn{} // attempts running; calls held back, in order
-		answer := func() {                    // the first answer after a stall lets every call waiting through
+		answer := func() {                   // the first answer after a stall lets every call waiting through
 			if run > 0 {
 				running += len(queue)
 				for _, q := range queue {
