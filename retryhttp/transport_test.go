@@ -387,7 +387,7 @@ func TestBodyThatCannotBeRewoundIsSentOnce(t *testing.T) {
 }
 
 func TestConnectionErrorsRetried(t *testing.T) {
-	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}, Times: 2}}, Then: retrytest.PassThrough})
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}, Times: 2}, {}}})
 	require.NoError(t, err)
 	srv, client := serve(t, in.Handler(&flaky{statuses: []int{200}}))
 	resp, err := client.Get(srv.URL)
