@@ -53,6 +53,17 @@ func TestAPIOf(t *testing.T) {
 	require.Len(t, apis[0].names, 17)
 }
 
+// A nested module's API holds the root's internal packages that it imports,
+// which later releases of the root must keep; the root's own API leaves
+// them out.
+func TestAPIOfNestedHoldsTheRootsInternals(t *testing.T) {
+	mods, err := loadModules("testdata/apimod", []string{"nested"})
+	require.NoError(t, err)
+	apis, err := apiOf("testdata/apimod", "example.com/apimod", mods[0])
+	require.NoError(t, err)
+	require.Equal(t, "pkg internal/hidden, func Visible()\npkg nested, func Run()\n", apiText(apis))
+}
+
 func TestAPICheck(t *testing.T) {
 	tests := []struct {
 		name     string
