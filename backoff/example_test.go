@@ -81,15 +81,16 @@ func ExampleKeyed_Forget() {
 	// Output: 10s 20s | after Forget: 10s | keys held: 1
 }
 
-func ExampleKubelet() {
-	s := backoff.Kubelet()
+func ExampleCap() {
+	// The kubelet back-off as a bare schedule: 10s, doubling, capped at 300s.
+	s := backoff.Cap(backoff.Exponential(10*time.Second, 2), 300*time.Second)
 	for n := 1; n <= 7; n++ {
 		fmt.Print(s.Delay(n), " ")
 	}
 	fmt.Println("...")
 
 	// client-go's ImagePullBackOff, spelled out, is the zero Keyed.
-	pulls := backoff.NewKeyed[string](backoff.Kubelet(), 600*time.Second)
+	pulls := backoff.NewKeyed[string](s, 600*time.Second)
 	var zero backoff.Keyed[string]
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	same := true

@@ -8,10 +8,10 @@ import (
 
 // Keyed keeps one back-off sequence per key, as client-go's
 // flowcontrol.Backoff does for the kubelet's ImagePullBackOff. [Keyed.Next]
-// advances a key's delay. [Keyed.InBackoff] says whether the key is still
-// waiting. A key left alone for longer than the idle window starts over.
+// advances a key's delay. [Keyed.Delay] says how long the key waits now. A
+// key left alone for longer than the idle window starts over.
 //
-// The zero Keyed is ready to use. It follows the [Kubelet] schedule, 10s
+// The zero Keyed is ready to use. It follows the kubelet schedule, 10s
 // doubling to a cap of 300s, with an idle window of 600s, twice the cap, as
 // ImagePullBackOff does. [NewKeyed] makes a table with another schedule or
 // window. A Keyed is safe for concurrent use, and must not be copied after
@@ -29,8 +29,8 @@ import (
 // another. A time further than that from the first time the table saw starts
 // the table afresh, with no keys.
 type Keyed[K comparable] struct {
-	s    Schedule      // nil: Kubelet
-	idle time.Duration // 0: twice Kubelet's cap; < 0: never idle
+	s    Schedule      // nil: the kubelet schedule
+	idle time.Duration // 0: twice the kubelet cap; < 0: never idle
 
 	mu      sync.Mutex
 	started bool
@@ -55,7 +55,8 @@ type keyedEntry struct {
 
 // NewKeyed returns a table that gives each key the delays of s. A key whose
 // last Next is more than idle ago starts over at the first delay.
-// NewKeyed[string](backoff.Kubelet(), 600*time.Second) behaves as the zero
+// NewKeyed[string](kubelet, 600*time.Second), with kubelet the schedule
+// Cap(Exponential(10*time.Second, 2), 300*time.Second), behaves as the zero
 // Keyed does, and as client-go's ImagePullBackOff: its idle window is twice
 // the cap.
 //
@@ -142,15 +143,6 @@ func (k *Keyed[K]) Delay(key K, now time.Time) time.Duration {
 	return k.delay(e.n)
 }
 
-// InBackoff reports whether key is still waiting at time now, that is,
-// whether less than its current delay has passed since its last Next.
-func (k *Keyed[K]) InBackoff(key K, now time.Time) bool {
-	k.mu.Lock()
-	e, t, ok := k.get(key, now)
-	k.mu.Unlock()
-	return ok && subSat(t, e.last) < k.delay(e.n)
-}
-
 // Forget forgets key: its next Next starts over, as for a key never seen.
 // Once every key has been forgotten, the table holds no map at all.
 func (k *Keyed[K]) Forget(key K) {
@@ -196,7 +188,7 @@ func (k *Keyed[K]) get(key K, now time.Time) (keyedEntry, time.Duration, bool) {
 
 func (k *Keyed[K]) delay(n int) time.Duration {
 	if k.s == nil {
-		return Kubelet().Delay(n)
+		return kubelet().Delay(n)
 	}
 	return max(k.s.Delay(n), 0)
 }

@@ -58,20 +58,14 @@ func Cap(s Schedule, limit time.Duration) Schedule {
 	return capped{s: s, limit: limit}
 }
 
-// Kubelet returns the Kubernetes kubelet back-off as a Schedule: 10s after
-// the first failed attempt, doubling, capped at 300s. These are the numbers
-// of CrashLoopBackOff and of client-go's ImagePullBackOff. Kubelet is
-// Cap(Exponential(10*time.Second, 2), 300*time.Second).
-//
-// Kubelet and [Default] give the same delays. Kubelet is a pure function of
-// the attempt number, which any number of goroutines can share. Default is a
-// stateful Strategy that keeps its place in the sequence, for one goroutine.
-// A zero [Keyed] uses Kubelet.
-func Kubelet() Schedule {
+// kubelet is the Kubernetes kubelet back-off as a Schedule, the one of
+// [Default] and of a zero [Keyed]: Cap(Exponential(10*time.Second, 2),
+// 300*time.Second).
+func kubelet() Schedule {
 	return capped{s: exponential{base: kubeletBase, factor: 2}, limit: kubeletCap}
 }
 
-// The first delay and the cap of [Kubelet].
+// The first delay and the cap of the kubelet back-off.
 const (
 	kubeletBase = 10 * time.Second
 	kubeletCap  = 300 * time.Second

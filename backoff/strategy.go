@@ -14,26 +14,26 @@ import (
 // own Strategy, or use package retry, which keeps that state on each call's
 // stack. Each implementation says whether it is safe for concurrent use.
 // Those this package returns are not: a Next takes no lock and costs a few
-// nanoseconds, as in k8s's wait.Backoff. The one policy.Policy.Strategy
-// returns is safe for concurrent use.
+// nanoseconds, as in k8s's wait.Backoff.
 type Strategy interface {
 	Next() time.Duration // how long to wait before the next try
 	Reset()              // after a success: the next Next starts over
 }
 
 // Default returns the Kubernetes kubelet back-off as a Strategy, which hands
-// out [Kubelet]'s delays one at a time. Next returns 10s, 20s, 40s, 80s,
+// out its delays one at a time. Next returns 10s, 20s, 40s, 80s,
 // 160s, then 300s forever. After Reset it starts again at 10s. These are the
 // numbers of CrashLoopBackOff and ImagePullBackOff.
 //
 // The Strategy is not safe for concurrent use: give each goroutine its own.
-// [Kubelet] gives the same delays as a pure function of the attempt number,
-// which any number of goroutines can share.
+// Cap(Exponential(10*time.Second, 2), 300*time.Second) gives the same delays
+// as a pure function of the attempt number, which any number of goroutines
+// can share.
 //
 // Default is for a loop of one's own. To retry calls, use policy.Default,
 // the same numbers as a Policy to give to retry.Do.
 func Default() Strategy {
-	// Kubelet in shift form: 10s<<0 … 10s<<4 stay under the cap.
+	// The kubelet back-off in shift form: 10s<<0 … 10s<<4 stay under the cap.
 	return &shifts{base: kubeletBase, limit: kubeletCap, exact: 5}
 }
 

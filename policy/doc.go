@@ -56,6 +56,6 @@
 //	                                                              the default source
 //
 // Delays are computed with saturating arithmetic. For every policy, valid or
-// not, and every attempt number, the delays of [Policy.Backoff] and of a
-// [Policy.Strategy] are within [0, cap].
+// not, and every attempt number, the delays of [Policy.Backoff] are within
+// [0, cap].
 package policy

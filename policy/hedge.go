@@ -20,7 +20,7 @@ const maxHedgeInFlight = 10
 // success wins, and the others are cancelled through their contexts.
 //
 // Every hedge counts against the policy's attempt limit. A policy with a
-// guard starts a hedge only when [Guard.AllowHedge] admits it: while the
+// guard starts a hedge only when the [Guard] admits it: while the
 // guard holds more than nine tenths of its capacity. Each hedge takes a
 // token from the guard as it starts. So hedges that never win stop, and
 // hedging cannot feed an overload. Hedge only operations that are safe to run twice at once, such

@@ -87,8 +87,7 @@ func (p Policy) with(change func(*config)) Policy {
 // a limit with [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
 //
 // Default is the Policy to give to retry.Do. backoff.Default gives the same
-// delays as a stateful backoff.Strategy, for a loop of one's own, and
-// backoff.Kubelet gives them as a bare schedule.
+// delays as a stateful backoff.Strategy, for a loop of one's own.
 func Default() Policy { return Policy{} }
 
 // Exponential returns a policy that waits base after the first attempt and
@@ -334,8 +333,8 @@ func (c *config) delay(n int) time.Duration {
 // wait is defined for every n up to math.MaxInt, never negative and never
 // above the cap.
 //
-// Backoff, [Policy.Retryable] and [Policy.Strategy] are what a loop of one's
-// own needs from a policy. Package retry's loop is built on them. Without
+// Backoff and [Policy.Retryable] are what a loop of one's own needs from a
+// policy. Package retry's loop is built on them. Without
 // jitter, Backoff is a pure function of n: the kubelet policy, Default,
 // gives 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
@@ -524,8 +523,8 @@ func (c *config) validate() error {
 	if c.reset.AfterIdle < 0 {
 		bad("reset", "idle %v is negative (0 turns it off)", c.reset.AfterIdle)
 	}
-	if c.guard != nil && c.guard.err != nil {
-		errs = append(errs, c.guard.err)
+	if err := guardErr(c.guard); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.hedge.validate(); err != nil {
 		errs = append(errs, err)

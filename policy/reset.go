@@ -4,8 +4,7 @@ import "time"
 
 // ResetRule says when a sequence of attempts starts over at the first delay.
 // Package retry applies it between attempts and between the runs of
-// retry.Loop. [Policy.Strategy] applies it to a Strategy. A ResetRule is a
-// plain value.
+// retry.Loop. A ResetRule is a plain value.
 //
 // The zero ResetRule never starts over. It is not the default: every policy
 // starts with ResetRule{OnSuccess: true} until [Policy.WithResetRule]
@@ -25,13 +24,3 @@ type ResetRule struct {
 
 // resetOnSuccess is every policy's reset rule until WithResetRule.
 var resetOnSuccess = ResetRule{OnSuccess: true}
-
-// StartsOver reports whether the sequence starts over after an attempt or
-// run. succeeded says whether it succeeded, and ran is how long it lasted.
-// idle is how long after the previous failure it ended, and is negative
-// when there was none.
-func (r ResetRule) StartsOver(succeeded bool, ran, idle time.Duration) bool {
-	return succeeded && r.OnSuccess ||
-		r.AfterStableRun > 0 && ran >= r.AfterStableRun ||
-		r.AfterIdle > 0 && idle > r.AfterIdle
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -37,7 +39,7 @@ type call struct {
 	lastFail time.Time          // when the previous attempt failed, for the idle reset rule
 	admitted bool               // the attempt just made was a retry the guard admitted
 	started  bool               // the reset rule started the back-off over before this wait
-	verdict  Verdict            // what the last attempt's error says to the loop
+	verdict  classify.Verdict   // what the last attempt's error says to the loop
 	served   *Served            // the record of the request that ctx serves, if any (see Serve)
 	mixed    bool               // an attempt failed without showing overload
 	entered  bool               // the guard counts the next attempt as running already (Guard.Enter)
@@ -90,7 +92,7 @@ func (c *call) timed() bool {
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
-	if g := c.p.Guard(); g != nil {
+	if g := guardOf(c.p); g != nil {
 		g.Start()
 		defer g.Done()
 		if err := c.enter(g); err != nil {
@@ -148,7 +150,7 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 		c.clock.runStart = c.clock.now()
 	}
 	c.admitted = admitted
-	if g := c.p.Guard(); g != nil {
+	if g := guardOf(c.p); g != nil {
 		if !c.entered {
 			g.Run()
 		}
@@ -279,3 +281,6 @@ func done(ctx context.Context) error {
 		return nil
 	}
 }
+
+// guardOf returns the guard of p, with its protocol, or nil for none.
+func guardOf(p policy.Policy) *admit.Guard { return (*admit.Guard)(p.Guard()) }

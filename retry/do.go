@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -44,7 +45,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 		err := tryFirst(ctx, fn, g)
 		if err == nil {
 			if g != nil {
-				g.Record(false, policy.Succeeded)
+				g.Record(false, admit.Succeeded)
 			}
 			return nil
 		}
@@ -58,7 +59,7 @@ func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, op
 
 // tryFirst makes the first attempt of Do's fast path. The guard, if any,
 // counts it as running until it returns, a panic included.
-func tryFirst(ctx context.Context, fn func(context.Context) error, g *policy.Guard) error {
+func tryFirst(ctx context.Context, fn func(context.Context) error, g *admit.Guard) error {
 	if g != nil {
 		defer g.Leave()
 	}
@@ -72,7 +73,7 @@ func tryFirst(ctx context.Context, fn func(context.Context) error, g *policy.Gua
 // start. Such a call, when it succeeds, costs next to nothing; when it
 // fails, the loop goes on from there. It returns the guard, to be told of
 // a success.
-func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*policy.Guard, bool) {
+func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*admit.Guard, bool) {
 	if len(opts) > 0 || !hasFn || ctx == nil || p.Validate() != nil || carriesAttempt(ctx) {
 		return nil, false
 	}
@@ -84,14 +85,14 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*po
 			return nil, false
 		}
 	}
-	g := p.Guard()
+	g := guardOf(p)
 	return g, g == nil || started(g)
 }
 
 // started tells g, if any, of a call about to make its first attempt, and
 // reports whether the attempt may start at once. A call that must wait for
 // its turn takes the general path, which waits.
-func started(g *policy.Guard) bool {
+func started(g *admit.Guard) bool {
 	if g == nil {
 		return true
 	}

@@ -380,7 +380,7 @@ func TestPermanentNil(t *testing.T) {
 }
 
 func TestDoValue(t *testing.T) {
-	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errFlaky}, Times: 2}}, Then: retrytest.PassThrough})
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errFlaky}, Times: 2}, {}}})
 	require.NoError(t, err)
 	whole := func(context.Context) (string, error) { return "whole", nil }
 	v, err := retry.DoValue(context.Background(), retrytest.WrapValue(in, whole), policy.Constant(0))

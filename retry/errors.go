@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/retrykit/retrykit/internal/classify"
 )
 
 // ErrExhausted is matched by the error of every call that a limit ended:
@@ -32,7 +34,7 @@ var ErrShed = errors.New("retry: call shed")
 // while the call's context was live. The call retries such an attempt, and
 // the error of a call that gives up after it matches ErrAttemptTimeout
 // through its Last. See docs/calls.md, "How a call ends".
-var ErrAttemptTimeout = errors.New("retry: attempt timed out")
+var ErrAttemptTimeout = classify.ErrAttemptTimeout
 
 // limitError is a sentinel that refines ErrExhausted: every error that
 // matches it matches ErrExhausted too.
@@ -166,13 +168,8 @@ func Permanent(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &permanentError{err: err}
+	return &classify.Permanent{Err: err}
 }
-
-type permanentError struct{ err error }
-
-func (p *permanentError) Error() string { return p.err.Error() }
-func (p *permanentError) Unwrap() error { return p.err }
 
 // attemptTimeoutError is an attempt's error when its own timeout cut it off.
 type attemptTimeoutError struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrytest"
@@ -20,29 +21,29 @@ import (
 
 // drain spends every token of g with retries that fail.
 func drain(g *policy.Guard) {
-	for g.Tokens() >= 1 {
-		g.Allow(time.Now())
-		g.Record(true, policy.Failed)
+	for protocol(g).Tokens() >= 1 {
+		protocol(g).Allow(time.Now())
+		protocol(g).Record(true, admit.Failed)
 	}
 }
 
 // busy tells g of another call in flight until the test ends: a call alone
 // in flight keeps its retries whatever the tokens.
 func busy(t *testing.T, g *policy.Guard) {
-	g.Start()
-	t.Cleanup(g.Done)
+	protocol(g).Start()
+	t.Cleanup(protocol(g).Done)
 }
 
 func TestGuardLearnsEveryAttempt(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	p := policy.Constant(0).WithGuard(g)
 	require.NoError(t, retry.Do(context.Background(), fails(3, errFlaky).op, p))
-	require.Equal(t, 10-0.25-2+0.5, g.Tokens(), "a first try that failed (half the ratio), two retries that failed, one that succeeded")
+	require.Equal(t, 10-0.25-2+0.5, protocol(g).Tokens(), "a first try that failed (half the ratio), two retries that failed, one that succeeded")
 	require.NoError(t, retry.Do(context.Background(), fails(0, nil).op, p), "a first-try success")
-	require.Equal(t, 8.75, g.Tokens())
+	require.Equal(t, 8.75, protocol(g).Tokens())
 	_, err := retry.DoValue(context.Background(), func(context.Context) (int, error) { return 0, errFlaky }, p.WithMaxAttempts(2))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Equal(t, 7.5, g.Tokens(), "the last retry's failure takes its token")
+	require.Equal(t, 7.5, protocol(g).Tokens(), "the last retry's failure takes its token")
 }
 
 // A denied retry is waited out, not the end of the call: the call asks
@@ -52,7 +53,7 @@ func TestGuardDeniedRetryWaitsAndAsksAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(2, 0.5)
 		drain(g)
-		g.Allow(time.Now()) // the probe of this second, spent
+		protocol(g).Allow(time.Now()) // the probe of this second, spent
 		busy(t, g)
 		var denials []time.Duration
 		hooks := retry.WithHooks(&retry.Hooks{OnDenied: func(_ context.Context, e retry.RetryEvent) {
@@ -67,7 +68,7 @@ func TestGuardDeniedRetryWaitsAndAsksAgain(t *testing.T) {
 		require.Equal(t, 1200*time.Millisecond, time.Since(start), "denied at 0.4s and 0.8s, admitted at 1.2s")
 
 		drain(g)
-		g.Allow(time.Now())
+		protocol(g).Allow(time.Now())
 		op = fails(5, errFlaky)
 		err = retry.Do(context.Background(), op.op, policy.Constant(100*time.Millisecond).WithMaxAttempts(3).WithGuard(g))
 		require.ErrorIs(t, err, retry.ErrThrottled)
@@ -86,15 +87,15 @@ func TestGuardCountsOnlyNewsAboutTheDependency(t *testing.T) {
 	errOther := errors.New("not found")
 	p := policy.Constant(0).WithGuard(g).WithRetryIf(func(err error) bool { return errors.Is(err, errFlaky) })
 	require.Same(t, errOther, retry.Do(context.Background(), fails(1, errOther).op, p), "an error the policy does not retry")
-	require.Zero(t, g.Tokens())
+	require.Zero(t, protocol(g).Tokens())
 	err := retry.Do(context.Background(), fails(1, retry.Permanent(errFlaky)).op, p)
 	require.ErrorIs(t, err, errFlaky)
-	require.Zero(t, g.Tokens(), "a permanent error")
+	require.Zero(t, protocol(g).Tokens(), "a permanent error")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	err = retry.Do(ctx, func(context.Context) error { cancel(); return context.Canceled }, p.WithRetryIf(nil))
 	require.ErrorIs(t, err, context.Canceled)
-	require.Zero(t, g.Tokens(), "an attempt the caller's context cut short")
+	require.Zero(t, protocol(g).Tokens(), "an attempt the caller's context cut short")
 }
 
 func TestGuardAttemptTimeoutsAreOverload(t *testing.T) {
@@ -104,7 +105,7 @@ func TestGuardAttemptTimeoutsAreOverload(t *testing.T) {
 		err := retry.Do(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }, p)
 		require.ErrorIs(t, err, retry.ErrExhausted)
 		require.ErrorIs(t, err, retry.ErrAttemptTimeout)
-		require.Equal(t, 1.0, g.Tokens(), "two timed-out attempts take one each, and the retry its own")
+		require.Equal(t, 1.0, protocol(g).Tokens(), "two timed-out attempts take one each, and the retry its own")
 	})
 }
 
@@ -112,10 +113,10 @@ func TestGuardHintIsOverload(t *testing.T) {
 	g := policy.NewGuard(4, 1)
 	err := retry.Do(context.Background(), fails(1, retry.After(0, errFlaky)).op, policy.Constant(0).WithGuard(g))
 	require.NoError(t, err)
-	require.Equal(t, 4.0, g.Tokens(), "the first try's pause costs one, the retry's success gives back its own and one more")
+	require.Equal(t, 4.0, protocol(g).Tokens(), "the first try's pause costs one, the retry's success gives back its own and one more")
 	err = retry.Do(context.Background(), fails(2, retry.After(0, errFlaky)).op, policy.Constant(0).WithGuard(g).WithMaxAttempts(2))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.Equal(t, 1.0, g.Tokens(), "two pauses asked for, one retry made")
+	require.Equal(t, 1.0, protocol(g).Tokens(), "two pauses asked for, one retry made")
 }
 
 // A Loop is never ended by the guard: it waits, whatever the guard says,
@@ -205,7 +206,7 @@ func TestGuardFloorUnderConcurrentFailures(t *testing.T) {
 	probes := 1 + int32(time.Since(start)/time.Second)
 	require.LessOrEqual(t, attempts.Load()-calls, 10+probes, "retries")
 	require.GreaterOrEqual(t, throttled.Load(), calls-10-probes)
-	require.Zero(t, g.Tokens())
+	require.Zero(t, protocol(g).Tokens())
 }
 
 // A Loop's time limit ends it with ErrExhausted, as its doc says, also
@@ -228,11 +229,11 @@ func TestGuardLoopTimeLimitIsExhausted(t *testing.T) {
 // failed (a quarter each).
 func guardAt(tokens float64) *policy.Guard {
 	g := policy.NewGuard(10, 0.5)
-	for g.Tokens()-tokens >= 1 {
-		g.Record(true, policy.Failed)
+	for protocol(g).Tokens()-tokens >= 1 {
+		protocol(g).Record(true, admit.Failed)
 	}
-	for g.Tokens()-tokens >= 0.25 {
-		g.Record(false, policy.Failed)
+	for protocol(g).Tokens()-tokens >= 0.25 {
+		protocol(g).Record(false, admit.Failed)
 	}
 	return g
 }
@@ -298,9 +299,9 @@ func TestGuardOutcomeTable(t *testing.T) {
 			return retry.Do(ctx, func(context.Context) error { cancel(); return context.Canceled }, zero.WithGuard(g))
 		}, 0},
 		{"a retry denied, then the call gives up", 0, func(g *policy.Guard) error {
-			g.Allow(time.Now()) // this second's probe, spent
-			g.Start()           // another call in flight
-			defer g.Done()
+			protocol(g).Allow(time.Now()) // this second's probe, spent
+			protocol(g).Start()           // another call in flight
+			defer protocol(g).Done()
 			return retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(100*time.Millisecond).WithMaxAttempts(2).WithGuard(g))
 		}, 0},
 		{"a probe that succeeds", 0, func(g *policy.Guard) error {
@@ -329,10 +330,10 @@ func TestGuardOutcomeTable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				g := guardAt(tt.from)
-				require.InDelta(t, tt.from, g.Tokens(), 1e-9)
+				require.InDelta(t, tt.from, protocol(g).Tokens(), 1e-9)
 				tt.call(g)
 				synctest.Wait() // hedges that lost have returned
-				require.InDelta(t, tt.delta, g.Tokens()-tt.from, 1e-9, "tokens after the call: %v", g.Tokens())
+				require.InDelta(t, tt.delta, protocol(g).Tokens()-tt.from, 1e-9, "tokens after the call: %v", protocol(g).Tokens())
 			})
 		})
 	}
@@ -345,7 +346,7 @@ func TestGuardLetsACallAloneInFlightRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := policy.NewGuard(10, 0.5)
 		drain(g)
-		g.Allow(time.Now()) // this second's probe, spent
+		protocol(g).Allow(time.Now()) // this second's probe, spent
 		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(4).WithGuard(g)
 		op := fails(3, errFlaky)
 		require.NoError(t, retry.Do(context.Background(), op.op, p), "alone: every retry admitted")
@@ -359,7 +360,7 @@ func TestGuardLetsACallAloneInFlightRetry(t *testing.T) {
 		require.Equal(t, 100, runs, "a Loop alone runs after every pause")
 
 		drain(g)
-		g.Allow(time.Now())
+		protocol(g).Allow(time.Now())
 		var inFlight sync.WaitGroup
 		release := make(chan struct{})
 		started := make(chan struct{})
@@ -374,7 +375,7 @@ func TestGuardLetsACallAloneInFlightRetry(t *testing.T) {
 		close(release)
 		inFlight.Wait()
 
-		g.Allow(time.Now())
+		protocol(g).Allow(time.Now())
 		waiting := make(chan struct{})
 		inFlight.Go(func() { // another call, waiting to retry meanwhile
 			_ = retry.Do(context.Background(), fails(1, errFlaky).op, policy.Constant(time.Hour).WithMaxAttempts(2).WithGuard(g),
@@ -424,9 +425,9 @@ func TestGuardLoneCallerKeepsItsSuccesses(t *testing.T) {
 // second is spent, so that a call held back waits.
 func stalled(t *testing.T, g *policy.Guard) {
 	for range 16 {
-		g.Record(false, policy.Overloaded)
-		g.Run()
-		t.Cleanup(g.Leave)
+		protocol(g).Record(false, admit.Overloaded)
+		protocol(g).Run()
+		t.Cleanup(protocol(g).Leave)
 	}
 	spendProbe(t, g)
 }
@@ -434,19 +435,19 @@ func stalled(t *testing.T, g *policy.Guard) {
 // sixteenRunning reports whether g, stalled, counts exactly 16 attempts
 // running: with one fewer it lets calls through, with these it does not.
 func sixteenRunning(g *policy.Guard) bool {
-	g.Leave()
-	free := !g.Held()
-	g.Run()
-	return free && g.Held()
+	protocol(g).Leave()
+	free := !protocol(g).Held()
+	protocol(g).Run()
+	return free && protocol(g).Held()
 }
 
 // spendProbe spends the guard's probe of this second; the last probe must
 // be a second old or more.
 func spendProbe(t *testing.T, g *policy.Guard) {
-	turn := g.Enter()
+	turn := protocol(g).Enter()
 	require.NotNil(t, turn)
-	require.True(t, g.Probe(turn, time.Now()))
-	g.Leave()
+	require.True(t, protocol(g).Probe(turn, time.Now()))
+	protocol(g).Leave()
 }
 
 // While the guard holds new calls back, a call waits for its turn without
@@ -531,8 +532,8 @@ func TestGuardHeldCallRunsInItsTurn(t *testing.T) {
 		turn func(g *policy.Guard) // what gives the call its turn; nil: the probe
 		want time.Duration         // when the call runs
 	}{
-		{"an attempt ends", func(g *policy.Guard) { g.Leave(); g.Run() }, 200 * time.Millisecond},
-		{"an answer", func(g *policy.Guard) { g.Record(false, policy.Succeeded) }, 200 * time.Millisecond},
+		{"an attempt ends", func(g *policy.Guard) { protocol(g).Leave(); protocol(g).Run() }, 200 * time.Millisecond},
+		{"an answer", func(g *policy.Guard) { protocol(g).Record(false, admit.Succeeded) }, 200 * time.Millisecond},
 		{"the probe", nil, time.Second},
 	} {
 		for _, loop := range []bool{false, true} {
@@ -583,12 +584,12 @@ func TestGuardFirstTryReadsNoClock(t *testing.T) {
 	p := policy.Default().WithClock(clk).WithGuard(g)
 	for _, inFlight := range []int{0, 20} {
 		for range inFlight {
-			g.Start()
-			defer g.Done()
-			g.Run()
-			defer g.Leave()
+			protocol(g).Start()
+			defer protocol(g).Done()
+			protocol(g).Run()
+			defer protocol(g).Leave()
 		}
-		g.Record(false, policy.Overloaded) // a stall begun, not yet one
+		protocol(g).Record(false, admit.Overloaded) // a stall begun, not yet one
 		require.Zero(t, testing.AllocsPerRun(100, func() { _ = retry.Do(context.Background(), succeed, p) }), "%d in flight", inFlight)
 		require.Zero(t, clk.reads.Load(), "%d in flight", inFlight)
 	}
@@ -599,7 +600,7 @@ func TestGuardFirstTryReadsNoClock(t *testing.T) {
 func TestGuardCallThatPanicsLeavesTheFlight(t *testing.T) {
 	g := policy.NewGuard(10, 0.5)
 	drain(g)
-	g.Allow(time.Now()) // this second's probe, spent
+	protocol(g).Allow(time.Now()) // this second's probe, spent
 	p := policy.Constant(0).WithMaxAttempts(3).WithGuard(g)
 	for _, first := range []bool{true, false} { // Do's first try, and a retry
 		func() {
@@ -622,15 +623,15 @@ func TestGuardCallThatPanicsLeavesTheFlight(t *testing.T) {
 // leaves g stalled.
 func runningOf(g *policy.Guard) int {
 	for range 16 {
-		g.Record(false, policy.Overloaded)
+		protocol(g).Record(false, admit.Overloaded)
 	}
 	k := 0
-	for !g.Held() {
-		g.Run()
+	for !protocol(g).Held() {
+		protocol(g).Run()
 		k++
 	}
 	for range k {
-		g.Leave()
+		protocol(g).Leave()
 	}
 	return 16 - k
 }
@@ -640,10 +641,10 @@ func runningOf(g *policy.Guard) int {
 // leaves g without tokens.
 func noCallInFlight(g *policy.Guard) bool {
 	drain(g)
-	g.Allow(time.Now()) // this second's probe, spent
-	g.Start()
-	defer g.Done()
-	return g.Allow(time.Now())
+	protocol(g).Allow(time.Now()) // this second's probe, spent
+	protocol(g).Start()
+	defer protocol(g).Done()
+	return protocol(g).Allow(time.Now())
 }
 
 // Every path that counts an attempt as running stops counting it when the
@@ -715,14 +716,17 @@ func TestGuardLoopsBetweenRunsHoldNothingBack(t *testing.T) {
 		}
 		time.Sleep(time.Second) // every Loop waits for its next run
 		for range 16 {
-			g.Record(false, policy.Overloaded)
+			protocol(g).Record(false, admit.Overloaded)
 		}
-		require.True(t, g.Stalled())
+		require.True(t, protocol(g).Stalled())
 		start := time.Now()
 		require.NoError(t, retry.Do(context.Background(), succeed, policy.Constant(time.Second).WithMaxAttempts(2).WithGuard(g)))
 		require.Zero(t, time.Since(start), "at once")
-		require.False(t, g.Stalled(), "its success ended the stall")
+		require.False(t, protocol(g).Stalled(), "its success ended the stall")
 		cancel()
 		wg.Wait()
 	})
 }
+
+// protocol returns g with the protocol that package retry drives.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -43,12 +44,11 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
 // guard, a hedge starts only while the guard holds more than nine tenths of
-// its capacity, and takes a token as it starts: see
-// policy.Guard.AllowHedge. A hedge that loses keeps the token it took,
-// so hedges that never win stop. An attempt that succeeds only after the
-// hedge delay adds nothing above that line: see policy.Slow. So a
-// dependency that slows down as a whole stops getting hedges, while
-// retries of real failures go on.
+// its capacity, and takes a token as it starts (see policy.Guard). A hedge
+// that loses keeps the token it took, so hedges that never win stop. An
+// attempt that succeeds only after the hedge delay adds nothing above that
+// line. So a dependency that slows down as a whole stops getting hedges,
+// while retries of real failures go on.
 //
 // No hedge starts whose delay would end after ctx's deadline or past the
 // policy's time limit. None starts on a context from [Serve] whose request
@@ -125,7 +125,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: c.p.Guard(), hooks: c.hooks}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: guardOf(c.p), hooks: c.hooks}
 }
 
 // unhedged reports whether p is a valid policy without hedging.
@@ -149,7 +149,7 @@ type hedger struct {
 	clock   clock     // the policy's clock, for timeouts and latencies
 	timeout time.Duration
 	latency *policy.Latency
-	guard   *policy.Guard
+	guard   *admit.Guard
 	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
 
 	kept   context.CancelFunc // ends the context of the attempt whose value keep got

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrytest"
@@ -179,8 +180,8 @@ func TestHedgeNotStartedPastTheDeadline(t *testing.T) {
 func TestHedgeDeniedByTheGuard(t *testing.T) {
 	drained := policy.NewGuard(10, 0.1)
 	for range 5 { // five retries that failed leave half the tokens: no hedge allowed
-		drained.Allow(time.Now())
-		drained.Record(true, policy.Failed)
+		protocol(drained).Allow(time.Now())
+		protocol(drained).Record(true, admit.Failed)
 	}
 	guard := policy.NewGuard(10, 0.1)
 	small := policy.NewGuard(5, 0.1)
@@ -201,7 +202,7 @@ func TestHedgeDeniedByTheGuard(t *testing.T) {
 				require.NoError(t, retry.Hedge(context.Background(), a.op, tt.p))
 				require.Equal(t, tt.starts, a.starts())
 				if g := tt.guard; g != nil {
-					require.InDelta(t, tt.tokens, g.Tokens(), 1e-9)
+					require.InDelta(t, tt.tokens, protocol(g).Tokens(), 1e-9)
 				}
 			})
 		})

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/internal/admit"
 )
 
 // probeEvery is how often a call that the guard holds back asks to go as
@@ -22,7 +22,7 @@ var errHeld = errors.New("retry: held back")
 // the guard's probe. It returns the error that ends the call when a limit
 // comes first: it matches ErrShed, and ctx's error when ctx ends. A Loop
 // waits for as long as ctx allows.
-func (c *call) enter(g *policy.Guard) error {
+func (c *call) enter(g *admit.Guard) error {
 	t := g.Enter()
 	if t == nil {
 		return nil

@@ -3,7 +3,7 @@ package retry
 import (
 	"time"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/internal/classify"
 )
 
 // ErrHintTooLong is matched by the error a call returns at once when an
@@ -32,104 +32,5 @@ func After(d time.Duration, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &hintError{d: d, err: err}
-}
-
-type hintError struct {
-	d   time.Duration
-	err error
-}
-
-func (h *hintError) Error() string { return h.err.Error() }
-func (h *hintError) Unwrap() error { return h.err }
-
-// A Verdict is what an attempt's error means to the loop and to the
-// policy's guard, as [Classify] finds it. Integrations that map errors onto
-// their own vocabulary (a job queue's snooze, a status code) read it rather
-// than re-derive the loop's rules. The zero Verdict is that of nil: a
-// success.
-type Verdict struct {
-	// Permanent is true when the error carries a [Permanent] mark: the call
-	// ends with it.
-	Permanent bool
-	// Hinted is true when the error carries a hint ([After]): the loop waits
-	// Hint instead of the schedule's delay.
-	Hinted bool
-	// Hint is the wait the outermost hint asks for. A Hint ≤ 0 means retry
-	// now.
-	Hint time.Duration
-	// Timeout is true for an attempt cut off by the policy's attempt timeout
-	// ([ErrAttemptTimeout]) and for an error whose Timeout method returns
-	// true, such as context.DeadlineExceeded.
-	Timeout bool
-	// Outcome is what the attempt tells the guard (policy.Guard.Record).
-	// A timeout, a hint or ErrPushback is a sign of overload:
-	// policy.Overloaded. Any other error is policy.Failed, and nil is
-	// policy.Succeeded.
-	Outcome policy.Outcome
-
-	pushback bool // the error matches ErrPushback: the server asked not to retry
-}
-
-// Classify returns what err, an attempt's error, means to the loop and to
-// the guard. It looks through err's whole tree, wrapped and joined errors
-// included. The outermost hint counts when there are several. Classify
-// does not ask the policy: whether the policy retries err is
-// policy.Policy.Retryable. Classify(nil) is the zero Verdict.
-func Classify(err error) Verdict {
-	var v Verdict
-	v.classify(err)
-	return v
-}
-
-// classify sets v to err's Verdict. The loop keeps its verdict in the call
-// and has it filled in place, which saves copying it.
-func (v *Verdict) classify(err error) {
-	*v = Verdict{}
-	v.mark(err)
-	switch {
-	case err == nil:
-		v.Outcome = policy.Succeeded
-	case v.Timeout || v.Hinted || v.pushback:
-		v.Outcome = policy.Overloaded
-	default:
-		v.Outcome = policy.Failed
-	}
-}
-
-// mark adds to v the Permanent and After marks, the timeouts and
-// ErrPushback found anywhere in err's tree. A hint found later does not replace one found
-// earlier, so the outermost hint counts.
-func (v *Verdict) mark(err error) {
-	for err != nil {
-		if err == ErrPushback {
-			v.pushback = true
-			return
-		}
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			v.Timeout = true
-		}
-		switch e := err.(type) {
-		case *attemptTimeoutError:
-			v.Timeout = true
-			err = e.err
-		case *permanentError:
-			v.Permanent = true
-			err = e.err
-		case *hintError:
-			if !v.Hinted {
-				v.Hinted, v.Hint = true, e.d
-			}
-			err = e.err
-		case interface{ Unwrap() error }:
-			err = e.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, inner := range e.Unwrap() {
-				v.mark(inner)
-			}
-			return
-		default:
-			return
-		}
-	}
+	return &classify.Hint{D: d, Err: err}
 }

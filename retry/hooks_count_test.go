@@ -73,7 +73,7 @@ func (k *tally) hooks() *retry.Hooks {
 func drainedGuard(t *testing.T) *policy.Guard {
 	g := policy.NewGuard(1, 1)
 	drain(g)
-	g.Allow(time.Now())
+	protocol(g).Allow(time.Now())
 	busy(t, g)
 	return g
 }

@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
 )
 
 // maxHedgeInFlight is the largest policy.Hedging.MaxInFlight a valid policy
@@ -174,11 +175,11 @@ func (r *round) hedge(c *call) {
 		r.st.slow[r.started] = true
 		r.st.mu.Unlock()
 	}
-	if g := c.p.Guard(); g != nil && !g.AllowHedge() {
+	if g := guardOf(c.p); g != nil && !g.AllowHedge() {
 		r.hedging = false
 		return
 	}
-	r.st.admitted[r.started+1] = c.p.Guard() != nil
+	r.st.admitted[r.started+1] = guardOf(c.p) != nil
 	c.hedge.hedges++
 	r.start(c)
 }
@@ -191,7 +192,7 @@ func (r *round) arrive(c *call, o outcome) (bool, outcome) {
 	if o.err == nil || !c.failure(o.err) {
 		return true, o
 	}
-	hinted := Classify(o.err).Hinted
+	hinted := classify.Of(o.err).Hinted
 	if r.running == 0 {
 		if r.last.i > 0 && r.hinted && !hinted {
 			// The round's hint, from an attempt that failed earlier, goes
@@ -268,7 +269,7 @@ func (r *round) settle(c *call, o outcome) {
 // record tells the guard, if any, what an attempt that came in before the
 // round ended said about the dependency.
 func (r *round) record(c *call, o outcome) {
-	g := c.p.Guard()
+	g := guardOf(c.p)
 	if g == nil || c.stopping() != nil {
 		return
 	}
@@ -277,11 +278,11 @@ func (r *round) record(c *call, o outcome) {
 	r.st.mu.Unlock()
 	switch {
 	case o.err == nil && slow:
-		g.Record(admitted, policy.Slow)
+		g.Record(admitted, admit.Slow)
 	case o.err == nil:
-		g.Record(admitted, policy.Succeeded)
+		g.Record(admitted, admit.Succeeded)
 	case c.failure(o.err):
-		g.Record(admitted, Classify(o.err).Outcome)
+		g.Record(admitted, classify.Of(o.err).Outcome)
 	}
 }
 
@@ -308,7 +309,7 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 		v, err = h.op(ctx)
 		return err
 	})
-	if err != nil && Classify(err).Hinted {
+	if err != nil && classify.Of(err).Hinted {
 		st.hinted.Store(true) // before anything else: a hedge about to start is held back
 	}
 	if err == nil && h.latency != nil {
@@ -329,9 +330,9 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 	switch {
 	case h.guard == nil:
 	case err == nil && slow:
-		h.guard.Record(admitted, policy.Slow)
+		h.guard.Record(admitted, admit.Slow)
 	case err == nil:
-		h.guard.Record(admitted, policy.Succeeded)
+		h.guard.Record(admitted, admit.Succeeded)
 	}
 	if h.drop != nil {
 		h.drop(v)
@@ -340,7 +341,7 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 
 // failure reports whether err is a failure the policy retries.
 func (c *call) failure(err error) bool {
-	return !Classify(err).Permanent && c.p.Retryable(err)
+	return !classify.Of(err).Permanent && c.p.Retryable(err)
 }
 
 // hedgeDelay returns the delay before the next hedge, and false when none

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -16,20 +18,20 @@ import (
 // ends there, and with what: a success ends Do, a Permanent error or one the
 // policy does not retry ends any call.
 func (c *call) outcome(err error) (end bool, final error) {
-	c.verdict.classify(err)
+	c.verdict.Classify(err)
 	if err != nil {
-		if c.verdict.Outcome != policy.Overloaded {
+		if c.verdict.Outcome != admit.Overloaded {
 			c.mixed = true
 		}
 		switch {
-		case c.verdict.pushback && !c.loop: // Loop waits a pushback out as a failed run
+		case c.verdict.Pushback && !c.loop: // Loop waits a pushback out as a failed run
 			if c.hedge == nil {
 				c.record(err)
 			}
 			return true, c.giveUp(err, ErrPushback, "")
 		case c.verdict.Permanent:
-			if pe, ok := err.(*permanentError); ok {
-				err = pe.err
+			if pe, ok := err.(*classify.Permanent); ok {
+				err = pe.Err
 			}
 			return true, err
 		case !c.p.Retryable(err):
@@ -49,7 +51,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 // record tells the guard, if any, what the attempt just made said about
 // the dependency. An attempt the caller's context cut short says nothing.
 func (c *call) record(err error) {
-	if g := c.p.Guard(); g != nil && c.stopping() == nil {
+	if g := guardOf(c.p); g != nil && c.stopping() == nil {
 		g.Record(c.admitted, c.verdict.Outcome)
 	}
 }
@@ -70,7 +72,7 @@ func (c *call) reset(succeeded bool) {
 	if !c.lastFail.IsZero() {
 		idle = now.Sub(c.lastFail)
 	}
-	if rule.StartsOver(succeeded, now.Sub(c.clock.runStart), idle) {
+	if startsOver(rule, succeeded, now.Sub(c.clock.runStart), idle) {
 		// In Loop every start-over counts, the first run's too; in Do
 		// only one that has something to start over.
 		c.started = c.pos > 0 || c.loop
@@ -150,7 +152,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 // admit asks the guard, if any, for the retry about to start. The run after
 // a successful Loop run is not a retry and needs no admission.
 func (c *call) admit(err error) bool {
-	g := c.p.Guard()
+	g := guardOf(c.p)
 	c.denied = g != nil && err != nil && !g.Allow(c.clock.now())
 	if c.denied {
 		c.denials++
@@ -194,4 +196,14 @@ func (c *call) stopped(cause, last error) *Error {
 		e.ctxCause = cc
 	}
 	return e
+}
+
+// startsOver reports whether rule starts the sequence over after an attempt
+// or run. succeeded says whether it succeeded, and ran is how long it
+// lasted. idle is how long after the previous failure it ended, and is
+// negative when there was none.
+func startsOver(rule policy.ResetRule, succeeded bool, ran, idle time.Duration) bool {
+	return succeeded && rule.OnSuccess ||
+		rule.AfterStableRun > 0 && ran >= rule.AfterStableRun ||
+		rule.AfterIdle > 0 && idle > rule.AfterIdle
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
 )
 
 // ErrPushback is matched by an attempt's error when the server asked that
@@ -14,7 +15,7 @@ import (
 // says so by wrapping it, for example fmt.Errorf("%w: %w",
 // retry.ErrPushback, err). retryhttp and retrygrpc mark the server signals
 // they read with it. See docs/calls.md, "How a call ends".
-var ErrPushback = errors.New("retry: the server asked not to retry")
+var ErrPushback = classify.ErrPushback
 
 // Served tells a server whether its failed answer to one request should ask
 // the caller not to retry. Get one with [Serve]. Served looks at the last
@@ -28,7 +29,7 @@ var ErrPushback = errors.New("retry: the server asked not to retry")
 //     attempt reached the dependency. Retries to it do not pay off.
 //   - Every attempt of the call showed overload, such as its timeouts, and
 //     so did the last 16 attempts in a row that the policy's guard saw
-//     (policy.Guard.Stalled). One call whose attempts all met overload may
+//     (see policy.Guard). One call whose attempts all met overload may
 //     be bad luck, at a dependency that sheds a share of its requests at
 //     random. Sixteen in a row are not. Without a guard, such a call says
 //     nothing.
@@ -150,7 +151,7 @@ func (c *call) repeat(err error) int {
 	case c.overloaded():
 		return servedRepeat
 	}
-	if g := c.p.Guard(); g != nil && g.Tokens() < 1 && !unreached(e.Last) {
+	if g := guardOf(c.p); g != nil && g.Tokens() < 1 && !unreached(e.Last) {
 		return servedRepeat
 	}
 	return servedRetry
@@ -159,7 +160,7 @@ func (c *call) repeat(err error) int {
 // overloaded reports whether every attempt of the call showed overload
 // and the policy's guard agrees: its last 16 attempts in a row did too.
 func (c *call) overloaded() bool {
-	return c.attempts > 0 && !c.mixed && c.p.Guard().Stalled()
+	return c.attempts > 0 && !c.mixed && guardOf(c.p).Stalled()
 }
 
 // oneAttempt reports whether the call serves a request that is a retry
@@ -176,7 +177,7 @@ func (c *call) oneAttempt(err error) bool {
 // the answer. Its guard's empty tokens then say nothing to the callers
 // upstream, who may reach another instance, or the same one back.
 func unreached(err error) bool {
-	return ConnectionError(err) && Classify(err).Outcome != policy.Overloaded
+	return ConnectionError(err) && classify.Of(err).Outcome != admit.Overloaded
 }
 
 // starved reports whether the call serves a request (see Serve), its
@@ -187,6 +188,6 @@ func (c *call) starved(err error) bool {
 	if c.served == nil || c.loop || unreached(err) {
 		return false
 	}
-	g := c.p.Guard()
+	g := guardOf(c.p)
 	return g != nil && g.Tokens() < 1
 }

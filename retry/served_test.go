@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -39,8 +40,8 @@ func TestServedPartialFailureSaysRetry(t *testing.T) {
 // stalledGuard returns a guard whose last 16 attempts showed overload.
 func stalledGuard() *policy.Guard {
 	g := policy.NewGuard(50, 1)
-	for !g.Stalled() {
-		g.Record(false, policy.Overloaded)
+	for !protocol(g).Stalled() {
+		protocol(g).Record(false, admit.Overloaded)
 	}
 	return g
 }
@@ -62,7 +63,7 @@ func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 	ctx, s := retry.Serve(context.Background(), 0)
 	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrExhausted)
-	require.False(t, g.Stalled())
+	require.False(t, protocol(g).Stalled())
 	require.False(t, s.Pushback(), "the guard sees a healthy dependency")
 
 	// A guard drained below half by overload mixed with answers, as a
@@ -70,10 +71,10 @@ func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 	// it, is not stalled: the next call's four overloaded attempts are
 	// still bad luck.
 	low := policy.NewGuard(50, 1)
-	for low.Tokens() > 20 {
-		low.Record(false, policy.Overloaded)
-		low.Record(false, policy.Succeeded)
-		low.Record(true, policy.Overloaded)
+	for protocol(low).Tokens() > 20 {
+		protocol(low).Record(false, admit.Overloaded)
+		protocol(low).Record(false, admit.Succeeded)
+		protocol(low).Record(true, admit.Overloaded)
 	}
 	ctx, s = retry.Serve(context.Background(), 0)
 	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(low))
@@ -89,7 +90,7 @@ func TestServedEmptyGuardSaysRepeat(t *testing.T) {
 	p := fast.WithGuard(g)
 	ctx, s := retry.Serve(context.Background(), 0)
 	_ = retry.Do(ctx, func(context.Context) error { return errFlaky }, p)
-	require.Less(t, g.Tokens(), 1.0)
+	require.Less(t, protocol(g).Tokens(), 1.0)
 	require.True(t, s.Pushback(), "the guard has no token left: retries to it do not pay off")
 }
 
@@ -115,7 +116,7 @@ func TestServedDownstreamPushback(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, retry.ErrPushback, re.Cause)
 	require.Equal(t, 1, n, "a pushback is not retried")
-	require.Equal(t, 49.0, g.Tokens(), "a first try's overload costs a token")
+	require.Equal(t, 49.0, protocol(g).Tokens(), "a first try's overload costs a token")
 	require.True(t, s.Pushback(), "the downstream's pushback goes upstream")
 }
 

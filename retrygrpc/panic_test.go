@@ -10,6 +10,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrygrpc"
 )
@@ -80,16 +81,19 @@ func TestPanicOrCancelLeavesNoCallInFlight(t *testing.T) {
 				}()
 			}
 			for range 16 {
-				g.Record(false, policy.Overloaded)
+				protocol(g).Record(false, admit.Overloaded)
 			}
-			require.True(t, g.Stalled())
+			require.True(t, protocol(g).Stalled())
 			for range 15 { // room for 15 more attempts and one: none stayed running
-				g.Run()
+				protocol(g).Run()
 			}
-			require.False(t, g.Held(), "an attempt ended and stayed running")
+			require.False(t, protocol(g).Held(), "an attempt ended and stayed running")
 			for range 15 {
-				g.Leave()
+				protocol(g).Leave()
 			}
 		})
 	}
 }
+
+// protocol returns g with the protocol that retrykit's packages drive.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

@@ -136,7 +136,7 @@ func TestServerPushbackReachesRetrykitClient(t *testing.T) {
 	var re *retry.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 1, re.Attempts)
-	require.Equal(t, 49.0, g.Tokens(), "the guard counts the pushback as overload")
+	require.Equal(t, 49.0, protocol(g).Tokens(), "the guard counts the pushback as overload")
 
 	stream, err := c.Watch(t.Context(), &healthpb.HealthCheckRequest{})
 	require.NoError(t, err)

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry"
 )
 
 // blockedSend is a stream whose SendMsg waits, as gRPC's does on flow
@@ -78,7 +78,7 @@ func TestAttemptDeadlineSeenFirstByTheServerIsRetried(t *testing.T) {
 	c := newConfig(nil)
 	err := status.Error(codes.DeadlineExceeded, "stream terminated by RST_STREAM with error code: CANCEL")
 	got := c.classify(policy.Default(), caller, attempt, err, nil)
-	require.False(t, retry.Classify(got).Permanent, "retried as the timeout it is, not made permanent")
+	require.False(t, classify.Of(got).Permanent, "retried as the timeout it is, not made permanent")
 	require.ErrorIs(t, got, err)
 	require.ErrorIs(t, got, context.DeadlineExceeded, "an attempt timeout matches it, as in package retry")
 	require.Equal(t, codes.DeadlineExceeded, status.Code(got))
@@ -86,7 +86,7 @@ func TestAttemptDeadlineSeenFirstByTheServerIsRetried(t *testing.T) {
 	// Without an attempt deadline of its own, the server's DeadlineExceeded
 	// is not in the retried set.
 	got = c.classify(policy.Default(), caller, caller, err, nil)
-	require.True(t, retry.Classify(got).Permanent)
+	require.True(t, classify.Of(got).Permanent)
 }
 
 // failedStream is an attempt that failed Unavailable before its header.

@@ -333,8 +333,8 @@ func TestGuardPerConnection(t *testing.T) {
 	p := policy.Constant(0).WithMaxAttempts(3)
 	dead := &health{steps: []step{{code: codes.Unavailable}}}
 	deadGuard := policy.NewGuard(4, 0.5)
-	deadGuard.Start() // another call in flight: one alone keeps its retries
-	defer deadGuard.Done()
+	protocol(deadGuard).Start() // another call in flight: one alone keeps its retries
+	defer protocol(deadGuard).Done()
 	a, _ := unary(t, dead, p.WithGuard(deadGuard))
 	// 4 tokens: a first try that fails takes half the ratio, a retry that
 	// fails a token. 3 attempts twice (the second's last retry is the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -67,9 +68,10 @@ func heldGuard(t *testing.T) *policy.Guard {
 }
 
 // hold makes g hold new calls back, as heldGuard says.
-func hold(t *testing.T, g *policy.Guard) {
+func hold(t *testing.T, pg *policy.Guard) {
+	g := protocol(pg)
 	for range 16 {
-		g.Record(false, policy.Overloaded)
+		g.Record(false, admit.Overloaded)
 		g.Run()
 		t.Cleanup(g.Leave)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -118,7 +119,7 @@ func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 			srv, _, f := always503(t)
 			g := policy.NewGuard(10, 1)
 			for range 5 {
-				g.Record(true, policy.Failed) // 5 tokens: room either way
+				protocol(g).Record(true, admit.Failed) // 5 tokens: room either way
 			}
 			tr, err := retryhttp.New(nil, tt.p, retryhttp.WithGuard(g))
 			require.NoError(t, err)
@@ -129,7 +130,7 @@ func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 			require.Equal(t, "Service Unavailable", body(t, resp))
 			require.NoError(t, retryhttp.Err(resp))
 			require.Equal(t, 1, f.count())
-			require.Equal(t, 4.5, g.Tokens(), "a first try that failed fast takes half the ratio")
+			require.Equal(t, 4.5, protocol(g).Tokens(), "a first try that failed fast takes half the ratio")
 		})
 	}
 }

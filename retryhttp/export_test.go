@@ -15,3 +15,6 @@ func SetDrainTimeout(d time.Duration) (restore func()) {
 
 // Base returns the RoundTripper t sends through.
 func Base(t *Transport) http.RoundTripper { return t.base }
+
+// ParseRetryAfter reads a Retry-After header value as the Transport does.
+var ParseRetryAfter = parseRetryAfter

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -75,7 +76,7 @@ func TestFirstTryTellsTheGuard(t *testing.T) {
 			})
 			g := policy.NewGuard(10, 1)
 			for range 5 {
-				g.Record(true, policy.Failed) // 5 tokens: room for the ratio
+				protocol(g).Record(true, admit.Failed) // 5 tokens: room for the ratio
 			}
 			tr := build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithGuard(g))
 			req, err := http.NewRequest(tt.method, "http://example.invalid", nil)
@@ -83,7 +84,7 @@ func TestFirstTryTellsTheGuard(t *testing.T) {
 			resp, err := tr.RoundTrip(req)
 			require.NoError(t, err)
 			require.Equal(t, tt.status, resp.StatusCode)
-			require.Equal(t, tt.tokens, g.Tokens())
+			require.Equal(t, tt.tokens, protocol(g).Tokens())
 		})
 	}
 }

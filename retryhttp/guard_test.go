@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -136,7 +137,7 @@ func TestTransportGuardOptions(t *testing.T) {
 		for range 10 {
 			get(t, &http.Client{Transport: a}, srv.URL)
 		}
-		require.Zero(t, g.Tokens(), "a's failures drained the shared guard")
+		require.Zero(t, protocol(g).Tokens(), "a's failures drained the shared guard")
 		before := f.count()
 		get(t, &http.Client{Transport: b}, srv.URL)
 		require.Equal(t, before+1, f.count(), "b is denied its retries by a's failures")
@@ -148,7 +149,7 @@ func TestTransportGuardOptions(t *testing.T) {
 		require.NoError(t, err)
 		get(t, &http.Client{Transport: tr}, srv.URL)
 		require.Equal(t, 4, f.count())
-		require.InDelta(t, 10-0.2-3, g.Tokens(), 1e-9, "the policy's guard saw the first try fail (half the ratio) and the three retries")
+		require.InDelta(t, 10-0.2-3, protocol(g).Tokens(), 1e-9, "the policy's guard saw the first try fail (half the ratio) and the three retries")
 	})
 	t.Run("separate Transports, separate guards", func(t *testing.T) {
 		srv, base, f := always503(t)
@@ -286,15 +287,15 @@ func TestGuardHearsUnretriedRequests(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
 			g := policy.NewGuard(10, 0.5)
-			g.Allow(time.Now())
-			g.Record(true, policy.Failed) // 9 tokens: room for the ratio
+			protocol(g).Allow(time.Now())
+			protocol(g).Record(true, admit.Failed) // 9 tokens: room for the ratio
 			tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
 			require.NoError(t, err)
 			resp, err := (&http.Client{Transport: tr}).Post(srv.URL, "text/plain", strings.NewReader("x"))
 			require.NoError(t, err)
 			body(t, resp)
 			require.Nil(t, retryhttp.Err(resp), "a response that was not retried")
-			require.Equal(t, tt.tokens, g.Tokens())
+			require.Equal(t, tt.tokens, protocol(g).Tokens())
 		})
 	}
 }
@@ -432,13 +433,13 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	srv, base, f := always503(t)
 	g := policy.NewGuard(50, 1)
 	for range 16 { // 16 requests running whose attempts timed out
-		g.Record(false, policy.Overloaded)
-		g.Run()
-		t.Cleanup(g.Leave)
+		protocol(g).Record(false, admit.Overloaded)
+		protocol(g).Run()
+		t.Cleanup(protocol(g).Leave)
 	}
-	turn := g.Enter()
-	require.True(t, g.Probe(turn, time.Now()), "this second's probe, spent")
-	g.Leave()
+	turn := protocol(g).Enter()
+	require.True(t, protocol(g).Probe(turn, time.Now()), "this second's probe, spent")
+	protocol(g).Leave()
 	p := policy.Constant(0).WithMaxAttempts(4)
 	var done []retry.DoneEvent
 	hooks := &retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }}
@@ -527,13 +528,13 @@ func TestGuardAfterPanickingBase(t *testing.T) {
 		}
 		tr := build(t, base, p)
 		for range 16 {
-			g.Record(false, policy.Overloaded) // a stall, as the guard saw it
+			protocol(g).Record(false, admit.Overloaded) // a stall, as the guard saw it
 			func() {
 				defer func() { require.Equal(t, "boom", recover()) }()
 				_, _ = tr.RoundTrip(httptest.NewRequest(http.MethodGet, srv.URL, nil))
 			}()
 		}
-		require.True(t, g.Stalled())
+		require.True(t, protocol(g).Stalled())
 		answered := 0
 		for range 100 {
 			resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
@@ -569,8 +570,11 @@ func TestGuardHearsOfAStreamedRequest(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 		_ = resp.Body.Close()
-		return g.Tokens()
+		return protocol(g).Tokens()
 	}
 	require.Equal(t, 49.0, tokens(false), "a 429 shows overload: a token")
 	require.Equal(t, tokens(false), tokens(true))
 }
+
+// protocol returns g with the protocol that the Transport drives.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

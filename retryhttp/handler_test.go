@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -61,8 +62,8 @@ func client(t *testing.T, guard *policy.Guard) *http.Client {
 // before it asks its callers not to retry.
 func learnt() *policy.Guard {
 	g := policy.NewGuard(50, 1)
-	for !g.Stalled() {
-		g.Record(false, policy.Overloaded)
+	for !protocol(g).Stalled() {
+		protocol(g).Record(false, admit.Overloaded)
 	}
 	return g
 }
@@ -129,7 +130,7 @@ func TestHandlerOverloadAsksNotToRetry(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 1, re.Attempts)
 	require.Equal(t, retry.ErrPushback, re.Cause)
-	require.Equal(t, 49.0, g.Tokens(), "the guard counts the pushback as the overload of a first try")
+	require.Equal(t, 49.0, protocol(g).Tokens(), "the guard counts the pushback as the overload of a first try")
 }
 
 func TestHandlerSignalCarriesNoDetail(t *testing.T) {

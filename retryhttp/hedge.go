@@ -13,7 +13,7 @@ import (
 
 // hedged reports whether req is hedged.
 func (t *Transport) hedged(req *http.Request) bool {
-	return t.p.Hedging() != (policy.Hedging{}) && Idempotent(req) &&
+	return t.p.Hedging() != (policy.Hedging{}) && idempotent(req) &&
 		(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil)
 }
 

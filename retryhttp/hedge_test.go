@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -337,9 +338,9 @@ func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
 	defer srv.Close()
 	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}} {
 		g := policy.NewGuard(1, 1e-6)
-		g.Record(true, policy.Failed) // no token left
-		g.Allow(time.Now())           // and this second's probe taken
-		g.Start()                     // and another call in flight
+		protocol(g).Record(true, admit.Failed) // no token left
+		protocol(g).Allow(time.Now())          // and this second's probe taken
+		protocol(g).Start()                    // and another call in flight
 		p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(2).WithGuard(g).WithHedging(hedging)
 		tr, err := retryhttp.New(srv.Client().Transport, p)
 		require.NoError(t, err)
@@ -351,7 +352,7 @@ func TestHedgedFinalResponseKeepsItsBodyWhenTheGuardStopsTheCall(t *testing.T) {
 		require.NoError(t, err, "hedging %+v", hedging)
 		require.Equal(t, "maintenance page", string(b))
 		require.NoError(t, resp.Body.Close())
-		g.Done()
+		protocol(g).Done()
 	}
 }
 
@@ -368,9 +369,9 @@ func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
 	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}, {Latency: lat}} {
 		g := policy.NewGuard(10, 1)
 		for range 4 {
-			g.Record(true, policy.Failed)
+			protocol(g).Record(true, admit.Failed)
 		}
-		require.Equal(t, 6.0, g.Tokens())
+		require.Equal(t, 6.0, protocol(g).Tokens())
 		p := policy.Constant(time.Millisecond).WithMaxAttempts(3).WithGuard(g).WithHedging(hedging)
 		tr, err := retryhttp.New(srv.Client().Transport, p)
 		require.NoError(t, err)
@@ -381,7 +382,7 @@ func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
 			require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
 			require.Equal(t, "oops", body(t, resp))
 		}
-		require.Equal(t, 4.5, g.Tokens(), "three first tries that failed fast take half the ratio each; hedging %+v", hedging)
+		require.Equal(t, 4.5, protocol(g).Tokens(), "three first tries that failed fast take half the ratio each; hedging %+v", hedging)
 	}
 	_, ready := lat.Estimate()
 	require.False(t, ready, "no attempt succeeded: the estimate has no sample")
@@ -415,7 +416,7 @@ func TestHedgedPushbackOnlyOnAResponseToRetry(t *testing.T) {
 				n.Store(0)
 				g := policy.NewGuard(10, 1)
 				for range 5 {
-					g.Record(true, policy.Failed) // room for the successes' ratio
+					protocol(g).Record(true, admit.Failed) // room for the successes' ratio
 				}
 				tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(0).WithMaxAttempts(3).WithGuard(g).WithHedging(hedging))
 				require.NoError(t, err)
@@ -431,8 +432,8 @@ func TestHedgedPushbackOnlyOnAResponseToRetry(t *testing.T) {
 					}
 				}
 				require.EqualValues(t, requests, n.Load(), "%s: one attempt a request", name)
-				require.Equal(t, tt.pushback, g.Stalled(), "%s: the guard takes the header for overload only where it is read", name)
-				tokens[name] = g.Tokens()
+				require.Equal(t, tt.pushback, protocol(g).Stalled(), "%s: the guard takes the header for overload only where it is read", name)
+				tokens[name] = protocol(g).Tokens()
 			}
 			require.Equal(t, tokens["plain"], tokens["hedged"], "the guard hears the same of both")
 		})

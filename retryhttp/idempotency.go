@@ -13,8 +13,9 @@ const idempotencyKey = "Idempotency-Key"
 
 // WithIdempotencyKeys returns an Option that gives every request that is not
 // safe to repeat a fresh random Idempotency-Key header. Such a request is
-// one [Idempotent] refuses: a POST, a PATCH or any other method it does not
-// list, with no Idempotency-Key of its own. The key is the same on every
+// one that [DefaultRetryable] does not count as safe to repeat: a POST, a
+// PATCH or any other method it does not list, with no Idempotency-Key of
+// its own. The key is the same on every
 // attempt and every hedge of the request, and each request gets a new one.
 // The request is then retried as any request that is safe to repeat, as far
 // as its body can be sent again (Request.GetBody). A key the caller set is
@@ -33,7 +34,7 @@ func WithIdempotencyKeys() Option {
 // keyed returns req, or a copy of it with a fresh Idempotency-Key when the
 // Transport gives keys and req is not safe to repeat.
 func (t *Transport) keyed(req *http.Request) *http.Request {
-	if !t.keys || Idempotent(req) {
+	if !t.keys || idempotent(req) {
 		return req
 	}
 	r := *req // as withBody: the copy shares the body, which is sent once either way

@@ -4,6 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
+	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -77,20 +80,23 @@ func failed(resp *http.Response) bool {
 // that failed but that the retry loop does not retry, and so does not
 // record itself: a failure whatever the method. admitted says whether the
 // guard admitted the attempt as a retry or a hedge. The outcome is the one
-// retry.Classify gives the error the loop would have seen, so that a
+// package retry gives the error the loop would have seen, so that a
 // request the loop retries and one it does not count alike. An attempt the
 // caller gave up on, or one that failed before reaching the dependency (a
 // bad URL, an untrusted certificate), is no news.
 func (c *call) tell(admitted bool, resp *http.Response, err error) {
-	g := c.p.Guard()
+	g := guardOf(c.p)
 	if g == nil || c.req.Context().Err() != nil {
 		return
 	}
 	switch {
 	case err != nil && !retry.ConnectionError(err):
 	case err != nil:
-		g.Record(admitted, retry.Classify(err).Outcome)
+		g.Record(admitted, classify.Of(err).Outcome)
 	case failed(resp):
-		g.Record(admitted, retry.Classify(c.statusError(resp)).Outcome)
+		g.Record(admitted, classify.Of(c.statusError(resp)).Outcome)
 	}
 }
+
+// guardOf returns the guard of p, with its protocol, or nil for none.
+func guardOf(p policy.Policy) *admit.Guard { return (*admit.Guard)(p.Guard()) }

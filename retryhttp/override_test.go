@@ -121,17 +121,17 @@ func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
 	require.Regexp(t, uuid4, keys[0])
 	require.Equal(t, []string{keys[0], keys[0], keys[0]}, keys, "one key for every attempt")
 	require.Equal(t, int32(2), hooked.Load(), "the Transport's hooks hear the retries")
-	require.Less(t, own.Tokens(), 10.0, "the Transport's guard hears the failures")
+	require.Less(t, protocol(own).Tokens(), 10.0, "the Transport's guard hears the failures")
 
-	ownTokens := own.Tokens()
+	ownTokens := protocol(own).Tokens()
 	send(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(2).WithGuard(other)))
-	require.Less(t, other.Tokens(), 10.0, "the policy's guard hears the failures")
-	require.Equal(t, ownTokens, own.Tokens(), "in place of the Transport's")
+	require.Less(t, protocol(other).Tokens(), 10.0, "the policy's guard hears the failures")
+	require.Equal(t, ownTokens, protocol(own).Tokens(), "in place of the Transport's")
 
 	keys = nil
 	send(retryhttp.WithoutRetry(t.Context()))
 	require.Equal(t, []string{""}, keys, "one attempt, as the caller made it")
-	require.Equal(t, ownTokens, own.Tokens(), "the guard hears nothing of it")
+	require.Equal(t, ownTokens, protocol(own).Tokens(), "the guard hears nothing of it")
 }
 
 // A zero Transport takes an override too.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retrytest"
@@ -292,9 +293,9 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 // and another call in flight until the test ends.
 func spentGuard(t *testing.T, now time.Time) *policy.Guard {
 	g := policy.NewGuard(1, 1e-6)
-	g.Allow(now)
-	g.Record(true, policy.Failed)
-	g.Allow(now)
+	protocol(g).Allow(now)
+	protocol(g).Record(true, admit.Failed)
+	protocol(g).Allow(now)
 	busy(t, g)
 	return g
 }
@@ -303,6 +304,6 @@ func spentGuard(t *testing.T, now time.Time) *policy.Guard {
 // in flight keeps its retries whatever the tokens, and the tests that use
 // it are about the tokens.
 func busy(t *testing.T, g *policy.Guard) {
-	g.Start()
-	t.Cleanup(g.Done)
+	protocol(g).Start()
+	t.Cleanup(protocol(g).Done)
 }

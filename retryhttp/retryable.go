@@ -14,11 +14,15 @@ import (
 // refused or reset connection or a timeout. An error that no retry cures is
 // not one, and a request that meets it is sent once. Such errors include an
 // untrusted certificate and a server's refusal of a client without a
-// certificate. [retry.ConnectionError] has the full rule. It retries only
-// requests that are safe to repeat (see [Idempotent]) and whose context is
-// not done.
+// certificate. [retry.ConnectionError] has the full rule.
+//
+// It retries only requests that are safe to repeat and whose context is not
+// done. A request is safe to repeat when its method is GET, HEAD, OPTIONS,
+// TRACE, PUT or DELETE (RFC 9110, 9.2.2), or when it carries an
+// Idempotency-Key header with a value. An empty key names no operation for
+// the server to recognise again, so it does not count.
 func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
-	if !Idempotent(req) {
+	if !idempotent(req) {
 		return false
 	}
 	if err != nil {
@@ -33,12 +37,9 @@ func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 	return false
 }
 
-// Idempotent reports whether req is safe to send more than once. It is when
-// its method is GET, HEAD, OPTIONS, TRACE, PUT or DELETE (RFC 9110, 9.2.2),
-// or when it carries an Idempotency-Key header with a value. An empty key
-// names no operation for the server to recognise again, so it does not
-// count.
-func Idempotent(req *http.Request) bool {
+// idempotent reports whether req is safe to send more than once, by the
+// rule of DefaultRetryable.
+func idempotent(req *http.Request) bool {
 	switch req.Method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
 		return true

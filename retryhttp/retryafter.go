@@ -7,19 +7,19 @@ import (
 	"time"
 )
 
-// ParseRetryAfter returns the wait that a Retry-After header value v asks
+// parseRetryAfter returns the wait that a Retry-After header value v asks
 // for, as of time now. It reads both forms, delta-seconds ("120") and an
 // HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT"). "0" asks for no wait, which
 // means a retry at once.
 //
-// ParseRetryAfter reports false for any value that does not ask for a wait.
+// parseRetryAfter reports false for any value that does not ask for a wait.
 // That covers an empty, negative, fractional or garbled value, and a date
 // that is not in the future, since a clock skew cannot be told from a stale
 // date. Callers then fall back to their schedule. A delta too large for a
 // time.Duration saturates. Bounding it is the caller's job. The Transport
 // leaves it to the policy's hint ceiling, which ends the call instead of
 // waiting that long.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false

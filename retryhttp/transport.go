@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -249,10 +250,10 @@ func WithRetryOptions(opts ...retry.Option) Option {
 // When p hedges (policy.Policy.WithHedging), so does the Transport. While
 // an attempt has sent no response headers after the hedge delay, another is
 // sent beside it. The first usable response wins, and the other attempts
-// are cancelled. Only requests that are safe to repeat ([Idempotent]) and
-// whose body can be sent again are hedged. A body can be sent again when
-// there is none, or when Request.GetBody is set. Other requests are retried
-// as without hedging. Losing responses are drained and closed as retried
+// are cancelled. Only requests that are safe to repeat (see
+// [DefaultRetryable]) and whose body can be sent again are hedged. A body
+// can be sent again when there is none, or when Request.GetBody is set.
+// Other requests are retried as without hedging. Losing responses are drained and closed as retried
 // ones are. Hedges count as attempts, and the guard admits them as
 // retry.Hedge says (see also policy.Hedging).
 //
@@ -345,7 +346,7 @@ func (e *statusError) StatusCode() int { return e.code }
 
 // Timeout reports whether the status tells of overload as a timeout does:
 // 504 Gateway Timeout, and 429 Too Many Requests, a request the server
-// shed. retry.Classify reads it, and the guard takes both for overload.
+// shed. Package retry reads it, and the guard takes both for overload.
 func (e *statusError) Timeout() bool {
 	return e.code == http.StatusGatewayTimeout || e.code == http.StatusTooManyRequests
 }
@@ -388,7 +389,7 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 // loopFirst): hooks see every request, and the loop's clock starts with it.
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
-	g := p.Guard()
+	g := guardOf(p)
 	if g.Held() || retry.Attempt(req.Context()) > 1 {
 		// The guard holds new calls back: the loop waits for the call's
 		// turn as it does for any call, and nothing is sent meanwhile. Or
@@ -414,7 +415,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if g != nil && req.Context().Err() == nil {
-		g.Record(false, policy.Succeeded) // a success, which the loop tells on its path
+		g.Record(false, admit.Succeeded) // a success, which the loop tells on its path
 	}
 	return resp, nil
 }
@@ -423,7 +424,7 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 // if any, counts the call in flight and the attempt as running until base
 // returns, a panic included. The loop, should it retry, tells the guard of
 // the call again.
-func sendFirst(base http.RoundTripper, req *http.Request, g *policy.Guard) (*http.Response, error) {
+func sendFirst(base http.RoundTripper, req *http.Request, g *admit.Guard) (*http.Response, error) {
 	if g != nil {
 		g.Start()
 		defer g.Done()
@@ -704,7 +705,7 @@ func (c *call) lastError(resp *http.Response, err error) error {
 // retry, with the server's Retry-After as a hint.
 func (c *call) statusError(resp *http.Response) error {
 	err := error(&statusError{status: resp.Status, code: resp.StatusCode})
-	if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
+	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now(c.p.Clock())); ok {
 		err = retry.After(d, err)
 	}
 	return err

@@ -252,7 +252,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 		require.NotErrorIs(t, done.Err, context.Canceled)
 		require.Zero(t, clk.Waits(), "delay %v: no wait started", delay)
 
-		require.Equal(t, 1.0, guard.Tokens(), "delay %v: the guard's one token is still there", delay)
+		require.Equal(t, 1.0, protocol(guard).Tokens(), "delay %v: the guard's one token is still there", delay)
 		// And it serves the next request's retry.
 		req2, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 		require.NoError(t, err)
@@ -387,7 +387,7 @@ func TestBodyThatCannotBeRewoundIsSentOnce(t *testing.T) {
 }
 
 func TestConnectionErrorsRetried(t *testing.T) {
-	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}, Times: 2}}, Then: retrytest.PassThrough})
+	in, err := retrytest.New(retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Reset: true}, Times: 2}, {}}})
 	require.NoError(t, err)
 	srv, client := serve(t, in.Handler(&flaky{statuses: []int{200}}))
 	resp, err := client.Get(srv.URL)

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/retrykit/retrykit/policy"
+	"github.com/retrykit/retrykit/internal/admit"
 )
 
 // A workqueue runs an item whenever its delay ends, so a requeue the guard
@@ -43,7 +43,7 @@ const (
 // the limiter's own guard and hold every other object's first requeue. A
 // denied requeue waits the short or the long hold, never less than d.
 func (l *limiter[T]) admit(d time.Duration, n int, now time.Time) time.Duration {
-	l.guard.Record(n > 1, policy.Failed) // a controller's error says nothing of overload
+	l.guard.Record(n > 1, admit.Failed) // a controller's error says nothing of overload
 	if l.guard.Allow(now) {
 		return d
 	}
@@ -58,5 +58,5 @@ func (l *limiter[T]) admit(d time.Duration, n int, now time.Time) time.Duration 
 // once its reconcile succeeded (or once it gives the item up, which the
 // limiter cannot tell apart).
 func (l *limiter[T]) succeeded() {
-	l.guard.Record(false, policy.Succeeded)
+	l.guard.Record(false, admit.Succeeded)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrykube"
 )
@@ -24,26 +25,26 @@ func TestGuard(t *testing.T) {
 		g := policy.NewGuard(2, 0.5)
 		l := retrykube.NewRateLimiter[string](policy.Constant(time.Second).WithGuard(g))
 		require.Equal(t, time.Second, l.When("a"), "admitted: a token left after its failure")
-		require.Equal(t, 1.75, g.Tokens(), "a first failure: half the ratio")
+		require.Equal(t, 1.75, protocol(g).Tokens(), "a first failure: half the ratio")
 		require.Equal(t, time.Second, l.When("a"), "no token left: the probe of this second")
-		require.Equal(t, 0.75, g.Tokens(), "a second failure in a row: one token")
+		require.Equal(t, 0.75, protocol(g).Tokens(), "a second failure in a row: one token")
 		for range 20 {
 			d := l.When("d")
 			require.GreaterOrEqual(t, d, 2500*time.Millisecond, "denied")
 			require.LessOrEqual(t, d, 5*time.Second, "denied")
 		}
-		require.Zero(t, g.Tokens())
+		require.Zero(t, protocol(g).Tokens())
 		time.Sleep(time.Second)
 		require.Equal(t, time.Second, l.When("e"), "the next second's probe")
 
 		l.Forget("a") // a success: the ratio
-		require.Equal(t, 0.5, g.Tokens())
+		require.Equal(t, 0.5, protocol(g).Tokens())
 		l.Forget("d")
 		l.Forget("new")
-		require.Equal(t, 1.5, g.Tokens())
+		require.Equal(t, 1.5, protocol(g).Tokens())
 		l.Forget("e")
 		l.Forget("f")
-		require.Equal(t, 2.0, g.Tokens(), "up to the capacity")
+		require.Equal(t, 2.0, protocol(g).Tokens(), "up to the capacity")
 
 		long := retrykube.NewRateLimiter[string](policy.Constant(2 * time.Minute).WithGuard(policy.NewGuard(1, 0.5)))
 		long.When("a") // the probe
@@ -106,12 +107,12 @@ func TestGuardByDefault(t *testing.T) {
 
 		g := policy.NewGuard(3, 1)
 		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(g)), 6, objects), "a named guard")
-		require.Zero(t, g.Tokens(), "the named guard is the one used")
+		require.Zero(t, protocol(g).Tokens(), "the named guard is the one used")
 
 		inPolicy := policy.NewGuard(10, 1)
 		l := retrykube.NewRateLimiter[string](p.WithGuard(inPolicy), retrykube.WithGuard(nil))
 		require.Equal(t, 1, denied(l, 20, objects), "the policy's guard, whatever WithGuard says")
-		require.Zero(t, inPolicy.Tokens())
+		require.Zero(t, protocol(inPolicy).Tokens())
 	})
 }
 
@@ -143,3 +144,6 @@ func TestFailuresOfOthersDoNotDelayAFirstRequeue(t *testing.T) {
 		})
 	}
 }
+
+// protocol returns g with the protocol that retrykit's packages drive.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -89,7 +90,7 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 	default:
 		guard = policy.NewGuard(guardTokens, guardRatio)
 	}
-	return &limiter[T]{p: p, clock: p.Clock(), guard: guard, steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(guard), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 }
 
 // limiter is what NewRateLimiter returns.
@@ -98,7 +99,7 @@ type limiter[T comparable] struct {
 	clock policy.Clock     // nil: the real clock
 	steps backoff.Schedule // p's delays without jitter
 	table *backoff.Keyed[T]
-	guard *policy.Guard // nil: every requeue waits its back-off delay
+	guard *admit.Guard // nil: every requeue waits its back-off delay
 }
 
 // The limiter satisfies the workqueue's interface for every item type.

@@ -15,6 +15,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryotel"
@@ -183,12 +184,12 @@ func TestMetrics(t *testing.T) {
 				p := tt.p
 				if tt.drain {
 					g := policy.NewGuard(2, 0.5)
-					for g.Tokens() >= 1 {
-						g.Record(true, policy.Failed) // retries that failed
+					for protocol(g).Tokens() >= 1 {
+						protocol(g).Record(true, admit.Failed) // retries that failed
 					}
-					g.Allow(time.Now()) // the probe of this second
-					g.Start()           // and another call in flight: one alone keeps its retries
-					t.Cleanup(g.Done)
+					protocol(g).Allow(time.Now()) // the probe of this second
+					protocol(g).Start()           // and another call in flight: one alone keeps its retries
+					t.Cleanup(protocol(g).Done)
 					p = p.WithGuard(g)
 				}
 				err := retry.Do(ctx, tt.op, p, retry.WithHooks(rec.Hooks()))
@@ -210,13 +211,13 @@ func TestMetricsOfACallHeldBack(t *testing.T) {
 	rec, reader := newRecorder(t)
 	g := policy.NewGuard(50, 1)
 	for range 16 {
-		g.Run() // attempts running
-		t.Cleanup(g.Leave)
-		g.Record(false, policy.Overloaded) // that timed out
+		protocol(g).Run() // attempts running
+		t.Cleanup(protocol(g).Leave)
+		protocol(g).Record(false, admit.Overloaded) // that timed out
 	}
-	turn := g.Enter()
-	require.True(t, g.Probe(turn, time.Now()), "this second's probe, spent")
-	g.Leave()
+	turn := protocol(g).Enter()
+	require.True(t, protocol(g).Probe(turn, time.Now()), "this second's probe, spent")
+	protocol(g).Leave()
 	err := retry.Do(t.Context(), failing(0), policy.Constant(0).WithMaxAttempts(2).WithGuard(g), retry.WithHooks(rec.Hooks()))
 	require.ErrorIs(t, err, retry.ErrShed)
 	// The call waited one delay for its turn, at least 10ms: its wait is recorded.
@@ -301,3 +302,6 @@ func TestNilOptions(t *testing.T) {
 	require.NotNil(t, rec.Hooks())
 	require.NoError(t, retry.Do(t.Context(), failing(1), policy.Constant(0), retry.WithHooks(rec.Hooks())))
 }
+
+// protocol returns g with the protocol that retrykit's packages drive.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

@@ -12,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -99,12 +100,12 @@ func TestSpanEventsOfRetriesHeldBack(t *testing.T) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 		ctx, span := tp.Tracer("test").Start(t.Context(), "charge")
 		g := policy.NewGuard(2, 0.5)
-		for g.Tokens() >= 1 {
-			g.Record(true, policy.Failed) // retries that failed
+		for protocol(g).Tokens() >= 1 {
+			protocol(g).Record(true, admit.Failed) // retries that failed
 		}
-		g.Allow(time.Now()) // the probe of this second
-		g.Start()           // and another call in flight: one alone keeps its retries
-		defer g.Done()
+		protocol(g).Allow(time.Now()) // the probe of this second
+		protocol(g).Start()           // and another call in flight: one alone keeps its retries
+		defer protocol(g).Done()
 		p := policy.Constant(100 * time.Millisecond).WithMaxAttempts(3).WithGuard(g)
 		err := retry.Do(ctx, failing(-1), p, retry.WithHooks(rec.Hooks()))
 		require.ErrorIs(t, err, retry.ErrThrottled)

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -88,7 +89,7 @@ func (m *Middleware) Work(ctx context.Context, job *rivertype.JobRow, doInner fu
 	}
 	err := doInner(ctx)
 	if err == nil {
-		m.guard.record(admitted, policy.Succeeded)
+		m.guard.record(admitted, admit.Succeeded)
 		return nil
 	}
 	var snoozed *rivertype.JobSnoozeError

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryriver"
@@ -109,11 +110,11 @@ func TestMiddlewareAdmission(t *testing.T) {
 	out, ran := work(m, job(1), errDown)
 	require.True(t, ran)
 	require.Equal(t, errDown, out)
-	require.Equal(t, 1.5, g.Tokens(), "a first try that fails fast takes half the ratio")
+	require.Equal(t, 1.5, protocol(g).Tokens(), "a first try that fails fast takes half the ratio")
 	out, ran = work(m, job(2), errDown)
 	require.True(t, ran, "a retry with a token left")
 	require.Equal(t, errDown, out)
-	require.Equal(t, 0.5, g.Tokens(), "a retry that failed takes a token")
+	require.Equal(t, 0.5, protocol(g).Tokens(), "a retry that failed takes a token")
 
 	// No token left: one retry a second runs, as a probe; the others are
 	// snoozed for their attempt's back-off instead of running.
@@ -146,32 +147,35 @@ func TestMiddlewareAdmission(t *testing.T) {
 	out, ran = work(m, job(3), nil)
 	require.True(t, ran)
 	require.NoError(t, out)
-	require.Equal(t, 1.0, g.Tokens())
+	require.Equal(t, 1.0, protocol(g).Tokens())
 	_, ran = work(m, job(2), nil)
 	require.True(t, ran)
-	require.Equal(t, 2.0, g.Tokens())
+	require.Equal(t, 2.0, protocol(g).Tokens())
 
 	// A hint is an overload and takes a token, first tries included; a
 	// cancelled job is no news.
 	_, _ = work(m, job(1), retry.Permanent(errBadArg))
-	require.Equal(t, 2.0, g.Tokens())
+	require.Equal(t, 2.0, protocol(g).Tokens())
 	_, _ = work(m, job(1), retry.After(time.Second, errDown))
-	require.Equal(t, 1.0, g.Tokens())
+	require.Equal(t, 1.0, protocol(g).Tokens())
 }
 
 func TestMiddlewareContextEnded(t *testing.T) {
 	g := policy.NewGuard(2, 1)
-	require.Equal(t, 2.0, g.Tokens())
+	require.Equal(t, 2.0, protocol(g).Tokens())
 	m := newMiddleware(t, policy.Exponential(time.Second).WithGuard(g))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := m.Work(ctx, &rivertype.JobRow{Attempt: 1}, func(ctx context.Context) error { return ctx.Err() })
 	require.ErrorIs(t, out, context.Canceled, "left to River")
-	require.Equal(t, 2.0, g.Tokens(), "a job stopped by its own context is no news")
+	require.Equal(t, 2.0, protocol(g).Tokens(), "a job stopped by its own context is no news")
 
 	ctx, cancel = context.WithTimeout(context.Background(), 0)
 	defer cancel()
 	out = m.Work(ctx, &rivertype.JobRow{Attempt: 1}, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
 	require.ErrorIs(t, out, context.DeadlineExceeded)
-	require.Equal(t, 1.0, g.Tokens(), "a run past its timeout is an overload")
+	require.Equal(t, 1.0, protocol(g).Tokens(), "a run past its timeout is an overload")
 }
+
+// protocol returns g with the protocol that retrykit's packages drive.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -20,22 +21,22 @@ const (
 // verdict is what retry.Do would make of an error under a policy: its
 // action, the hint to snooze for, and for a cancelled job the error to
 // record (the operation's own, or one matching retry.ErrHintTooLong). v is
-// what retry.Classify says of the error, for the guard.
+// what package retry finds in the error, for the guard.
 type verdict struct {
 	action action
 	hint   time.Duration
 	err    error
-	v      retry.Verdict
+	v      classify.Verdict
 }
 
 // judge applies the rules of retry.Do after a first attempt to err, from
-// what retry.Classify finds in it: a Permanent mark anywhere in err, or an
+// what package retry finds in it: a Permanent mark anywhere in err, or an
 // error the policy does not retry, cancels the job. A hint snoozes it,
 // except one above the policy's hint ceiling, which cancels it. Everything
 // else that could stop a call (limits, guard, time) is River's or is asked
 // separately.
 func judge(p policy.Policy, err error) verdict {
-	v := retry.Classify(err)
+	v := classify.Of(err)
 	switch {
 	case v.Permanent || !p.Retryable(err):
 		return verdict{action: cancel, err: err, v: v}

@@ -22,8 +22,7 @@ import (
 func TestClientRidesOut503sInABubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, err := retrytest.New(retrytest.Plan{
-			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}},
-			Then:  retrytest.PassThrough,
+			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}, {}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -53,8 +52,7 @@ func TestClientRidesOut503sInABubble(t *testing.T) {
 func TestClientGivesUpOn503sInABubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := mustNew(t, retrytest.Plan{
-			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: 2 * time.Second, HintDate: true}, Times: 5}},
-			Then:  retrytest.PassThrough,
+			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: 2 * time.Second, HintDate: true}, Times: 5}, {}},
 		})
 		srv := retrytest.NewServer(in.Handler(&counted{}))
 		defer srv.Close()
@@ -82,8 +80,8 @@ func TestTransportBeneathRetryhttpInABubble(t *testing.T) {
 			Steps: []retrytest.Step{
 				{Fault: retrytest.Fault{Reset: true}, Times: 1},
 				{Fault: retrytest.Fault{Stall: true}, Times: 1},
+				{}, // then every call goes through
 			},
-			Then: retrytest.PassThrough,
 		})
 		srv := retrytest.NewServer(&counted{})
 		defer srv.Close()

@@ -144,15 +144,18 @@ func FuzzPlan(f *testing.F) {
 			fault.After = after // Partial missing: refused unless 0
 		}
 		clk := &handClock{}
+		final := retrytest.Step{Fault: fault, Rate: rate}
+		if then%3 == 1 {
+			final.Times = 1 // a last step that ends: refused
+		}
 		p := retrytest.Plan{
-			Steps: []retrytest.Step{{Fault: fault, Times: times, For: time.Duration(forNs)}, {Fault: fault, Rate: rate}},
-			Then:  retrytest.Then(then % 3),
+			Steps: []retrytest.Step{{Fault: fault, Times: times, For: time.Duration(forNs)}, final},
 			Seed:  seed,
 			Clock: clk,
 		}
 		in, err := retrytest.New(p)
 		bad := math.IsNaN(rate) || rate < 0 || rate > 1 || times < 0 || forNs < 0 || latencyNs < 0 ||
-			(times > 0 && forNs > 0) || (kind%6 == 3 && after < 0) || (kind%6 == 5 && after != 0)
+			(times > 0 && forNs > 0) || (kind%6 == 3 && after < 0) || (kind%6 == 5 && after != 0) || then%3 == 1
 		if bad {
 			require.Error(t, err, "a plan out of bounds is refused")
 			require.Nil(t, in)

@@ -19,8 +19,7 @@
 //
 //	func TestClientRidesOut503s(t *testing.T) {
 //		in, err := retrytest.New(retrytest.Plan{
-//			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}},
-//			Then:  retrytest.PassThrough,
+//			Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}, {}},
 //		})
 //		if err != nil {
 //			t.Fatal(err)
@@ -55,8 +54,7 @@
 //	func TestClientRidesOut503sInABubble(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
 //			in, err := retrytest.New(retrytest.Plan{
-//				Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}},
-//				Then:  retrytest.PassThrough,
+//				Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: time.Second}, Times: 2}, {}},
 //			})
 //			if err != nil {
 //				t.Fatal(err)

@@ -65,8 +65,7 @@ func (c *instant) After(d time.Duration) <-chan time.Time {
 func ExampleInjector_Handler() {
 	clk := &instant{now: time.Unix(0, 0)}
 	in, err := retrytest.New(retrytest.Plan{
-		Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: 2 * time.Second}, Times: 2}},
-		Then:  retrytest.PassThrough,
+		Steps: []retrytest.Step{{Fault: retrytest.Fault{Status: 503, Hint: 2 * time.Second}, Times: 2}, {}},
 		Clock: clk,
 	})
 	if err != nil {
@@ -168,8 +167,8 @@ func ExampleNew() {
 		Steps: []retrytest.Step{
 			{Fault: retrytest.Fault{Err: errors.New("busy"), Hint: 3 * time.Second}, Times: 2},
 			{Fault: retrytest.Fault{Reset: true}, Times: 1},
+			{}, // then every call goes through
 		},
-		Then: retrytest.PassThrough,
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -192,5 +191,5 @@ func ExampleNew() {
 	// attempt 2: busy; waiting 3s
 	// attempt 3: read tcp: read: connection reset by peer; waiting 1s
 	// Do: <nil> after 4 calls: 2 errors, 2 hints, 1 reset
-	// retrytest: invalid plan: the script ends: say what comes after with Then (RepeatLast or PassThrough), or end it with a step that lasts forever
+	// retrytest: invalid plan: the last step, 0, ends: the last step must last forever (no Times, no For); add Step{} after it to let the calls that follow go through, or drop its Times or For to repeat its fault
 }

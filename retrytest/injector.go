@@ -31,7 +31,6 @@ type Injector struct {
 	step    int       // the current step
 	calls   int       // calls in the current step so far
 	start   time.Time // when the current step's first call came
-	done    bool      // the script has ended
 	rand    *rand.Rand
 	counts  Counts
 }
@@ -49,7 +48,7 @@ type Counts struct {
 
 // New returns an injector that follows p. It returns an error, and no
 // injector, when p makes no sense: a Rate outside [0, 1] or NaN, a negative
-// duration or count, a script that ends with no Then, a fault with two
+// duration or count, a last step that ends, a fault with two
 // outcomes, a typed nil Clock, and the like. The error says which step
 // and why.
 func New(p Plan) (*Injector, error) {
@@ -58,7 +57,7 @@ func New(p Plan) (*Injector, error) {
 	}
 	p.Steps = append([]Step(nil), p.Steps...) // the caller's slice may change
 	in := &Injector{plan: p, closed: make(chan struct{}), rand: rand.New(rand.NewPCG(p.Seed, seedStream))}
-	in.done, in.enabled = len(p.Steps) == 0, true
+	in.enabled = true
 	return in, nil
 }
 
@@ -148,9 +147,6 @@ func (in *Injector) Next(ctx context.Context) (Fault, bool) {
 // decide moves the script on by one call and returns the step that call
 // falls in and whether it gets its fault. It runs with mu held.
 func (in *Injector) decide() (int, Step, bool) {
-	if in.done {
-		return 0, Step{}, false
-	}
 	var now time.Time
 	for {
 		s := in.plan.Steps[in.step]
@@ -162,14 +158,6 @@ func (in *Injector) decide() (int, Step, bool) {
 		}
 		ended := (s.Times > 0 && in.calls >= s.Times) || (s.For > 0 && in.calls > 0 && now.Sub(in.start) >= s.For)
 		if !ended {
-			break
-		}
-		if in.step == len(in.plan.Steps)-1 {
-			if in.plan.Then == PassThrough {
-				in.done = true
-				return 0, Step{}, false
-			}
-			in.plan.Steps[in.step].Times, in.plan.Steps[in.step].For = 0, 0 // RepeatLast
 			break
 		}
 		in.step++

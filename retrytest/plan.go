@@ -14,7 +14,9 @@ import (
 // Step is one stretch of a [Plan]'s script: Fault for Times calls, or for
 // the time For, or forever when both are zero.
 //
-// A step lasts forever only as the last step of its plan. With a Rate,
+// The last step of a plan lasts forever, and only the last. A script that
+// lets calls go through once its faults are over ends with Step{}, a step
+// of calls that pass. With a Rate,
 // the step is random: each of its calls gets the fault with that
 // probability and goes through otherwise. A rate that changes over time is
 // a sequence of steps, each with a For and a Rate of its own.
@@ -38,24 +40,12 @@ type Step struct {
 	Rate float64
 }
 
-// Then says what a [Plan] does once its last step has ended. A plan whose
-// last step ends must say what comes after it. [New] refuses the zero Then for such a plan.
-type Then int
-
-const (
-	// RepeatLast makes the last step last forever once it has ended.
-	RepeatLast Then = iota + 1
-	// PassThrough lets every call go through once the last step has ended.
-	PassThrough
-)
-
 // Plan says which calls an [Injector] makes fail, and how: a script of
 // steps, run in order, one call after another.
 //
-// A script ends when its last step has Times or For. Such a script must say
-// in Then what comes after. A script whose last step lasts forever must not.
-// [New] refuses the zero Plan, which would inject nothing and say nothing of
-// it.
+// The script's last step lasts forever: it has neither Times nor For. So
+// every call of the test falls in a step the plan names. [New] refuses a
+// plan whose last step ends, and the zero Plan, which has no step.
 //
 // The same Plan, Seed included, makes the same decisions for the same
 // sequence of calls, on every run and under testing/synctest: the n-th call
@@ -65,9 +55,6 @@ const (
 type Plan struct {
 	// Steps is the script.
 	Steps []Step
-
-	// Then is what happens after the last step, when it ends.
-	Then Then
 
 	// Seed seeds the random draws of the steps with a Rate.
 	Seed uint64
@@ -112,18 +99,11 @@ func (p Plan) validate() error {
 			return fmt.Errorf("step %d lasts forever (no Times, no For), so steps after it never run", i)
 		}
 	}
-	ends := len(p.Steps) == 0 || !p.Steps[len(p.Steps)-1].forever()
-	switch {
-	case p.Then != 0 && p.Then != RepeatLast && p.Then != PassThrough:
-		return fmt.Errorf("unknown Then %d", p.Then)
-	case len(p.Steps) == 0 && p.Then == 0:
-		return errors.New("no Steps: give the script its steps, or Then: PassThrough for an injector that lets every call through")
-	case ends && p.Then == 0:
-		return errors.New("the script ends: say what comes after with Then (RepeatLast or PassThrough), or end it with a step that lasts forever")
-	case !ends && p.Then != 0:
-		return errors.New("a Then is set, but the last step lasts forever (no Times, no For)")
-	case len(p.Steps) == 0 && p.Then == RepeatLast:
-		return errors.New("RepeatLast with no step to repeat")
+	switch last := len(p.Steps) - 1; {
+	case last < 0:
+		return errors.New("no Steps: give the script its steps; Steps: []Step{{}} lets every call through")
+	case !p.Steps[last].forever():
+		return fmt.Errorf("the last step, %d, ends: the last step must last forever (no Times, no For); add Step{} after it to let the calls that follow go through, or drop its Times or For to repeat its fault", last)
 	}
 	if err := policy.Default().WithClock(p.Clock).Validate(); err != nil {
 		return fmt.Errorf("Clock: %w", err)

@@ -23,20 +23,19 @@ func TestNewRefusesNonsense(t *testing.T) {
 		plan retrytest.Plan
 		want string
 	}{
-		{"the zero plan", retrytest.Plan{}, "no Steps: give the script its steps, or Then: PassThrough"},
+		{"the zero plan", retrytest.Plan{}, "no Steps: give the script its steps; Steps: []Step{{}} lets every call through"},
 		{"a zero plan with a seed", retrytest.Plan{Seed: 42}, "no Steps"},
-		{"an empty script that repeats", retrytest.Plan{Then: retrytest.RepeatLast}, "RepeatLast with no step to repeat"},
-		{"a script that ends with no Then", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 3}}}, "the script ends"},
-		{"a Then after a forever step", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail}}, Then: retrytest.PassThrough}, "a Then is set, but the last step lasts forever"},
-		{"an unknown Then", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 1}}, Then: 7}, "unknown Then 7"},
-		{"a forever step before others", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail}, {Times: 1}}, Then: retrytest.PassThrough}, "step 0 lasts forever"},
+		{"a last step that ends by count", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 3}}},
+			"the last step, 0, ends: the last step must last forever (no Times, no For); add Step{} after it to let the calls that follow go through, or drop its Times or For to repeat its fault"},
+		{"a last step that ends by time", retrytest.Plan{Steps: []retrytest.Step{{Times: 1}, {Fault: fail, For: time.Second}}}, "the last step, 1, ends"},
+		{"a forever step before others", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail}, {Times: 1}, {}}}, "step 0 lasts forever"},
 		{"a rate above 1", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Rate: 1.5}}}, "step 0: a Rate of 1.5 is not from 0 to 1"},
 		{"a negative rate", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Rate: -0.1}}}, "a Rate of -0.1 is not from 0 to 1"},
 		{"a NaN rate", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Rate: math.NaN()}}}, "a Rate of NaN is not from 0 to 1"},
 		{"an infinite rate", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Rate: math.Inf(1)}}}, "a Rate of +Inf is not from 0 to 1"},
-		{"negative Times", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: -1}}, Then: retrytest.PassThrough}, "negative Times -1"},
-		{"negative For", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, For: -time.Second}}, Then: retrytest.PassThrough}, "negative For -1s"},
-		{"Times and For", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 1, For: time.Second}}, Then: retrytest.PassThrough}, "both Times and For"},
+		{"negative Times", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: -1}, {}}}, "negative Times -1"},
+		{"negative For", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, For: -time.Second}, {}}}, "negative For -1s"},
+		{"Times and For", retrytest.Plan{Steps: []retrytest.Step{{Fault: fail, Times: 1, For: time.Second}, {}}}, "both Times and For"},
 		{"a negative latency", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Latency: -time.Millisecond}}}}, "step 0: negative Latency -1ms"},
 		{"a negative hint", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown, Hint: -1}}}}, "negative Hint"},
 		{"a negative After", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Partial: true, Reset: true, After: -1}}}}, "negative After -1"},
@@ -64,7 +63,7 @@ func TestNewAccepts(t *testing.T) {
 		name string
 		plan retrytest.Plan
 	}{
-		{"an empty script that passes", retrytest.Plan{Then: retrytest.PassThrough}},
+		{"an empty script that passes", retrytest.Plan{Steps: []retrytest.Step{{}}}},
 		{"a forever step", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}}}}},
 		{"rates 0 and 1", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Stall: true}, Rate: 1, Times: 2}, {Fault: retrytest.Fault{Reset: true}, Rate: 0}}}},
 		{"a partial pause", retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Partial: true, After: 3, Latency: time.Second}}}}},
@@ -122,13 +121,13 @@ func TestScriptByTimes(t *testing.T) {
 		plan retrytest.Plan
 		want []int
 	}{
-		{"fail 3 times, then pass", retrytest.Plan{Steps: []retrytest.Step{{Fault: a, Times: 3}}, Then: retrytest.PassThrough},
+		{"fail 3 times, then pass", retrytest.Plan{Steps: []retrytest.Step{{Fault: a, Times: 3}, {}}},
 			[]int{0, 0, 0, -1, -1, -1}},
-		{"fail 2 times, then repeat", retrytest.Plan{Steps: []retrytest.Step{{Times: 1}, {Fault: a, Times: 2}}, Then: retrytest.RepeatLast},
+		{"pass once, then fail forever", retrytest.Plan{Steps: []retrytest.Step{{Times: 1}, {Fault: a}}},
 			[]int{-1, 1, 1, 1, 1, 1}},
 		{"a sequence", retrytest.Plan{Steps: []retrytest.Step{{Fault: a, Times: 1}, {Times: 2}, {Fault: b, Times: 1}, {Fault: a}}},
 			[]int{0, -1, -1, 2, 3, 3}},
-		{"nothing at all", retrytest.Plan{Then: retrytest.PassThrough}, []int{-1, -1}},
+		{"nothing at all", retrytest.Plan{Steps: []retrytest.Step{{}}}, []int{-1, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRecorder(t, tc.plan)
@@ -140,8 +139,7 @@ func TestScriptByTimes(t *testing.T) {
 func TestScriptByTime(t *testing.T) {
 	clk := clock.NewMock()
 	r := newRecorder(t, retrytest.Plan{
-		Steps: []retrytest.Step{{Times: 1}, {Fault: retrytest.Fault{Err: errDown}, For: 2 * time.Second}},
-		Then:  retrytest.PassThrough,
+		Steps: []retrytest.Step{{Times: 1}, {Fault: retrytest.Fault{Err: errDown}, For: 2 * time.Second}, {}},
 		Clock: clk,
 	})
 	clk.Add(time.Hour) // For counts from the step's first call, not from New
@@ -150,18 +148,6 @@ func TestScriptByTime(t *testing.T) {
 	require.Equal(t, []int{1}, r.next(1), "still within the 2s")
 	clk.Add(time.Millisecond)
 	require.Equal(t, []int{-1, -1}, r.next(2), "2s after the step's first call")
-}
-
-func TestScriptByTimeRepeatsLast(t *testing.T) {
-	clk := clock.NewMock()
-	r := newRecorder(t, retrytest.Plan{
-		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, For: time.Second}},
-		Then:  retrytest.RepeatLast,
-		Clock: clk,
-	})
-	require.Equal(t, []int{0}, r.next(1))
-	clk.Add(time.Hour)
-	require.Equal(t, []int{0, 0}, r.next(2))
 }
 
 func TestRateDrawsFromTheSeed(t *testing.T) {
@@ -207,8 +193,8 @@ func TestCountsAndOnInject(t *testing.T) {
 			{Times: 1},
 			{Fault: retrytest.Fault{Partial: true, After: 2, Truncate: true}, Times: 1},
 			{Fault: retrytest.Fault{Status: 503}, Times: 2},
+			{}, // then every call goes through
 		},
-		Then: retrytest.PassThrough,
 		OnInject: func(_ context.Context, i retrytest.Injection) {
 			mu.Lock()
 			seen = append(seen, i)
@@ -229,15 +215,16 @@ func TestCountsAndOnInject(t *testing.T) {
 }
 
 func TestNewCopiesTheSteps(t *testing.T) {
-	steps := []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1}}
-	r := newRecorder(t, retrytest.Plan{Steps: steps, Then: retrytest.RepeatLast})
+	steps := []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1}, {}}
+	r := newRecorder(t, retrytest.Plan{Steps: steps})
 	steps[0].Fault = retrytest.Fault{}
-	require.Equal(t, []int{0, 0}, r.next(2))
+	steps[1].Fault = retrytest.Fault{Err: errDown}
+	require.Equal(t, []int{0, -1}, r.next(2))
 }
 
 func TestConcurrentCallsGetEveryDecisionOnce(t *testing.T) {
 	const goroutines, each = 8, 250
-	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1000}}, Then: retrytest.PassThrough})
+	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1000}, {}}})
 	var wg sync.WaitGroup
 	for range goroutines {
 		wg.Go(func() {
@@ -256,8 +243,7 @@ func TestConcurrentCallsGetEveryDecisionOnce(t *testing.T) {
 func TestForStepsEndWhileDisabled(t *testing.T) {
 	clk := clock.NewMock()
 	r := newRecorder(t, retrytest.Plan{
-		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, For: 2 * time.Second}},
-		Then:  retrytest.PassThrough,
+		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, For: 2 * time.Second}, {}},
 		Clock: clk,
 	})
 	require.Equal(t, []int{0}, r.next(1))

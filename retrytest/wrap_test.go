@@ -22,7 +22,7 @@ func forever(f retrytest.Fault) retrytest.Plan {
 }
 
 func TestWrapFailsThreeTimesThenCallsThrough(t *testing.T) {
-	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 3}}, Then: retrytest.PassThrough})
+	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 3}, {}}})
 	calls := 0
 	op := retrytest.Wrap(in, func(context.Context) error { calls++; return nil })
 	clk := retrytest.NewClock()
@@ -37,7 +37,7 @@ func TestWrapFailsThreeTimesThenCallsThrough(t *testing.T) {
 }
 
 func TestWrapValue(t *testing.T) {
-	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1}}, Then: retrytest.PassThrough})
+	in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown}, Times: 1}, {}}})
 	get := retrytest.WrapValue(in, func(context.Context) (string, error) { return "hello", nil })
 	v, err := get(context.Background())
 	require.ErrorIs(t, err, errDown)
@@ -49,7 +49,7 @@ func TestWrapValue(t *testing.T) {
 
 func TestWrapHintIsHonoured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown, Hint: 7 * time.Second}, Times: 1}}, Then: retrytest.PassThrough})
+		in := mustNew(t, retrytest.Plan{Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: errDown, Hint: 7 * time.Second}, Times: 1}, {}}})
 		start := time.Now()
 		err := retry.Do(context.Background(), retrytest.Wrap(in, func(context.Context) error { return nil }), policy.Constant(time.Second))
 		require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"github.com/retrykit/retrykit/backoff"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
-	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retryriver"
 )
 
@@ -63,7 +63,7 @@ func deliver(ctx context.Context, job *river.Job[deliveryArgs]) error {
 		fmt.Printf("%s attempt %d: delivered\n", job.Args.ID, job.Attempt)
 		return nil
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
-		if d, ok := retryhttp.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
 			fmt.Printf("%s attempt %d: %s, Retry-After %v: snoozed (no attempt used)\n", job.Args.ID, job.Attempt, resp.Status, d)
 			return retry.After(d, status)
 		}
@@ -74,6 +74,18 @@ func deliver(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	default:
 		return status
 	}
+}
+
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date.
+// retryhttp's Transport reads it itself for the requests it sends.
+func retryAfter(v string) (time.Duration, bool) {
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil && time.Until(t) > 0 {
+		return time.Until(t), true
+	}
+	return 0, false
 }
 
 // announcedRetryPolicy is the retry policy that also says when each

@@ -48,7 +48,7 @@ func TestIdentifierCheck(t *testing.T) {
 	}{
 		{"a function", "Call `retry.Do`.", nil},
 		{"a type and its method", "`policy.Policy.WithGuard` and `policy.Guard`.", nil},
-		{"a constructor grouped under its type", "`policy.Default()` and `backoff.Kubelet()`.", nil},
+		{"a constructor grouped under its type", "`policy.Default()` and `backoff.Default()`.", nil},
 		{"a struct field", "`retry.Error.Attempts` and `retry.DoneEvent.Attempts`.", nil},
 		{"a constant's method", "`backoff.Full.String`", nil},
 		{"a method promoted from another module", "`retrytest.Clock.Add`", nil},

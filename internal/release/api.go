@@ -30,18 +30,22 @@ type listedPackage struct {
 	Name       string
 	Export     string
 	DepOnly    bool
+	Imports    []string
 	Module     *struct{ Path string }
 	Error      *struct{ Err string }
 }
 
 // apiOf returns the exported API of every package of module m, except main
 // packages and internal ones. rootPath is the root module's path, which
-// the API lines leave out of the packages' import paths. The types come
+// the API lines leave out of the packages' import paths. For a nested
+// module, the API also holds the root's internal packages that its
+// packages import: a release of the nested module compiles against them,
+// so they are part of what later releases of the root must keep. The types come
 // from the compiler's export data, so test files play no part. The module
 // is built on its own (GOWORK=off), as a user's build sees it.
 func apiOf(root, rootPath string, m libModule) ([]pkgAPI, error) {
 	cmd := exec.Command("go", "list", "-export", "-deps",
-		"-json=ImportPath,Name,Export,DepOnly,Module,Error", "./...")
+		"-json=ImportPath,Name,Export,DepOnly,Imports,Module,Error", "./...")
 	cmd.Dir = filepath.Join(root, filepath.FromSlash(m.dir))
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	var stdout, stderr bytes.Buffer
@@ -64,6 +68,11 @@ func apiOf(root, rootPath string, m libModule) ([]pkgAPI, error) {
 		exports[p.ImportPath] = p.Export
 		if !p.DepOnly && p.Module != nil && p.Module.Path == m.path && p.Name != "main" && !isInternal(p.ImportPath) {
 			mine = append(mine, p.ImportPath)
+			for _, imported := range p.Imports {
+				if m.path != rootPath && strings.HasPrefix(imported, rootPath+"/internal/") && !slices.Contains(mine, imported) {
+					mine = append(mine, imported)
+				}
+			}
 		}
 	}
 	imp := importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,11 +48,7 @@ func runAPI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if m.dir == "." && m.path == retrykitPath {
-			capabilities, err := readCapabilities(*root)
-			if err != nil {
-				return err
-			}
-			if p := checkBudget(apis, capabilities, stdout); p != "" {
+			if p := checkBudget(apis, stdout); p != "" {
 				problems = append(problems, p)
 			}
 		}
@@ -94,68 +89,23 @@ func apiText(apis []pkgAPI) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// capabilitiesFile lists, one "pkg.Name: why" a line, the exported names of
-// the core packages that a capability added on purpose beyond the budget.
-// They are counted apart, so that the budget keeps folding the rest, and
-// each one is reviewed with its reason.
-const capabilitiesFile = "api/capabilities.txt"
-
-// readCapabilities reads capabilitiesFile under root: a missing file lists
-// nothing. Blank lines and lines starting with # are skipped.
-func readCapabilities(root string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(root, capabilitiesFile))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	listed := map[string]string{}
-	for n, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, why, ok := strings.Cut(line, ":")
-		if !ok || strings.TrimSpace(why) == "" {
-			return nil, fmt.Errorf("%s:%d: want \"pkg.Name: why it is needed\", got %q", capabilitiesFile, n+1, line)
-		}
-		listed[strings.TrimSpace(name)] = strings.TrimSpace(why)
-	}
-	return listed, nil
-}
-
 // checkBudget prints the exported names of the core packages and returns
-// a problem when those not listed in capabilities are over the budget, when
-// a listed name does not exist, or when a core package is missing.
-func checkBudget(apis []pkgAPI, capabilities map[string]string, stdout io.Writer) string {
-	total, extra := 0, 0
-	seen := map[string]bool{}
+// a problem when they are over the budget or a core package is missing.
+// Every exported name and method counts: none is set apart.
+func checkBudget(apis []pkgAPI, stdout io.Writer) string {
+	total := 0
 	var counts []string
 	for _, pkg := range corePackages {
 		i := slices.IndexFunc(apis, func(a pkgAPI) bool { return a.rel == pkg })
 		if i < 0 {
 			return fmt.Sprintf("exported-name budget: package %s is missing from the root module", pkg)
 		}
-		n := 0
-		for _, name := range apis[i].names {
-			if _, ok := capabilities[pkg+"."+name]; ok {
-				seen[pkg+"."+name] = true
-				extra++
-				continue
-			}
-			n++
-		}
+		n := len(apis[i].names)
 		total += n
 		counts = append(counts, fmt.Sprintf("%s %d", pkg, n))
 	}
-	fmt.Fprintf(stdout, "exported names in %s: %d (budget %d; %s), and %d listed in %s\n",
-		strings.Join(corePackages, ", "), total, nameBudget, strings.Join(counts, ", "), extra, capabilitiesFile)
-	for _, name := range slices.Sorted(maps.Keys(capabilities)) {
-		if !seen[name] {
-			return fmt.Sprintf("exported-name budget: %s lists %s, which is not an exported name of a core package", capabilitiesFile, name)
-		}
-	}
+	fmt.Fprintf(stdout, "exported names in %s: %d (budget %d; %s)\n",
+		strings.Join(corePackages, ", "), total, nameBudget, strings.Join(counts, ", "))
 	if total > nameBudget {
 		return fmt.Sprintf("exported-name budget: %d names in %s, more than %d",
 			total, strings.Join(corePackages, ", "), nameBudget)

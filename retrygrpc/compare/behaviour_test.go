@@ -15,6 +15,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrygrpc"
 )
@@ -197,8 +198,8 @@ func TestStorm(t *testing.T) {
 		g := policy.NewGuard(10, 0.5)
 		// A storm is many calls in flight at once; this one stands for the
 		// others (a call alone in flight keeps its retries).
-		g.Start()
-		defer g.Done()
+		protocol(g).Start()
+		defer protocol(g).Done()
 		p := retrykitPolicy(setup{attempts: 3, base: time.Microsecond, cap: time.Microsecond}).WithGuard(g)
 		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
 		const calls = 50
@@ -211,3 +212,6 @@ func TestStorm(t *testing.T) {
 		require.LessOrEqual(t, len(h.calls()), calls+10+2, "the first tries, the guard's 10 tokens and a probe a second")
 	})
 }
+
+// protocol returns g with the protocol that retrykit's packages drive.
+func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }

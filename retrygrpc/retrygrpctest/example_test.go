@@ -51,8 +51,7 @@ func ExampleUnaryServerInterceptor() {
 		Steps: []retrytest.Step{{
 			Fault: retrytest.Fault{Err: status.Error(codes.Unavailable, "warming up"), Hint: 250 * time.Millisecond},
 			Times: 2,
-		}},
-		Then: retrytest.PassThrough,
+		}, {}},
 		OnInject: func(_ context.Context, i retrytest.Injection) {
 			fmt.Printf("call %d: %v\n", i.Call, i.Fault.Err)
 		},

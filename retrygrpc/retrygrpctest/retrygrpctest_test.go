@@ -93,8 +93,7 @@ func async(ctx context.Context, c healthpb.HealthClient, call func(context.Conte
 
 func TestUnavailableWithPushbackIsRiddenOut(t *testing.T) {
 	plan := retrytest.Plan{
-		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: unavailable, Hint: 1499500 * time.Microsecond}, Times: 2}},
-		Then:  retrytest.PassThrough,
+		Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: unavailable, Hint: 1499500 * time.Microsecond}, Times: 2}, {}},
 	}
 	for _, call := range calls {
 		t.Run(call.name, func(t *testing.T) {
@@ -262,8 +261,7 @@ func TestNilInjector(t *testing.T) {
 func TestUnavailableRiddenOutInABubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := mustNew(t, retrytest.Plan{
-			Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: unavailable, Hint: time.Second}, Times: 2}},
-			Then:  retrytest.PassThrough,
+			Steps: []retrytest.Step{{Fault: retrytest.Fault{Err: unavailable, Hint: time.Second}, Times: 2}, {}},
 		})
 		p := policy.Exponential(100 * time.Millisecond).WithMaxAttempts(4)
 		c, svc := serve(t, true, []grpc.ServerOption{grpc.UnaryInterceptor(retrygrpctest.UnaryServerInterceptor(in))},
