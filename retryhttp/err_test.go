@@ -103,7 +103,7 @@ func TestErrStaysWithItsResponse(t *testing.T) {
 }
 
 // A response the policy's own predicate refuses to retry is final, as one
-// WithRetryIf refuses: Err is nil for it, and the guard hears of the
+// WithClassifier refuses: Err is nil for it, and the guard hears of the
 // failure.
 func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 	never := func(error) bool { return false }
@@ -120,7 +120,7 @@ func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 			for range 5 {
 				g.Record(true, policy.Failed) // 5 tokens: room either way
 			}
-			tr, err := retryhttp.New(nil, tt.p, retryhttp.WithGuard(g))
+			tr, err := retryhttp.New(nil, tt.p.WithGuard(g))
 			require.NoError(t, err)
 			defer tr.CloseIdleConnections()
 			resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
