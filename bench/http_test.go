@@ -11,6 +11,7 @@ import (
 	"github.com/failsafe-go/failsafe-go/failsafehttp"
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retryhttp"
 )
@@ -40,11 +41,12 @@ func roundTrippers(tb testing.TB, base *http.Transport) []struct {
 	name string
 	rt   http.RoundTripper
 } {
-	// Without its guard, as the peers have none: in the retried scenario
-	// every other attempt fails, and a guard rightly stops retrying a
-	// dependency in that state after a few requests (then the 503 comes
-	// back, and the scenario would measure something else).
-	rk, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithGuard(nil))
+	// Without its guard, as the peers have none (admission.Off, which users
+	// cannot reach): in the retried scenario every other attempt fails, and
+	// a guard rightly stops retrying a dependency in that state after a few
+	// requests (then the 503 comes back, and the scenario would measure
+	// something else).
+	rk, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3).WithGuard(admission.Off))
 	if err != nil {
 		tb.Fatal(err)
 	}

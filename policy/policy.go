@@ -187,6 +187,11 @@ func (p Policy) WithClock(clk Clock) Policy {
 // returns true for it. Any other error ends the call at once and is returned
 // as it is. nil restores the default: every error is retried, except those
 // marked with retry.Permanent. The function must be safe for concurrent use.
+//
+// WithRetryIf only narrows. In an integration, it is asked after the
+// integration's own classification, which retryhttp.WithClassifier,
+// retrygrpc.WithCodes and retrysql.WithSQLStates replace. It can refuse an
+// error they retry, and never retries one they refuse.
 func (p Policy) WithRetryIf(retryable func(error) bool) Policy {
 	return p.with(func(c *config) { c.retryIf = retryable })
 }

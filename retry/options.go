@@ -9,17 +9,21 @@ import (
 // [HedgeValue]. Build one with [WithHooks]. An Option is a plain value, so
 // build it once and pass it to any number of calls. A nil Option changes
 // nothing.
-type Option func(options) options
+//
+// Every package of retrykit has an Option of this shape: a function that
+// takes the settings by value and returns them changed. Settings passed by
+// value stay on the caller's stack, where a pointer would move them to the
+// heap, so a call with options allocates nothing for them.
+type Option func(config) config
 
-// options are the options of one call. They are passed by value, so that
-// adding them up allocates nothing.
-type options struct {
+// config is the settings of one call.
+type config struct {
 	hooks hookSet
 }
 
 // collect adds up the options of one call, in the order given.
-func collect(opts []Option) options {
-	var o options
+func collect(opts []Option) config {
+	var o config
 	for _, opt := range opts {
 		if opt != nil {
 			o = opt(o)
@@ -35,7 +39,7 @@ func WithHooks(h *Hooks) Option {
 	if h == nil || h.empty() {
 		return nil // observes nothing: the call runs as without it
 	}
-	return func(o options) options {
+	return func(o config) config {
 		o.hooks.add(h)
 		return o
 	}

@@ -77,7 +77,7 @@ func TestDeadlineSeenFirstByTheTransport(t *testing.T) {
 	}, {
 		name:     "the caller's deadline, a retried code on the last attempt",
 		p:        policy.Constant(time.Second).WithMaxAttempts(1),
-		opts:     []retrygrpc.Option{retrygrpc.WithRetryIf(codes.Unavailable, codes.DeadlineExceeded)},
+		opts:     []retrygrpc.Option{retrygrpc.WithCodes(codes.Unavailable, codes.DeadlineExceeded)},
 		deadline: 100 * time.Millisecond,
 		calls:    1,
 		elapsed:  100*time.Millisecond + time.Millisecond,

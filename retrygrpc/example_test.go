@@ -17,7 +17,7 @@ import (
 // that the two do not multiply. No connection is made until the first call.
 func ExampleUnaryClientInterceptor() {
 	p := policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).WithMaxAttempts(4)
-	codesOpt := retrygrpc.WithRetryIf(codes.Unavailable, codes.ResourceExhausted)
+	codesOpt := retrygrpc.WithCodes(codes.Unavailable, codes.ResourceExhausted)
 	conn, err := grpc.NewClient("passthrough:///127.0.0.1:50051",
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDisableRetry(),

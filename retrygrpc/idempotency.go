@@ -24,7 +24,7 @@ const IdempotencyKey = "idempotency-key"
 // too, one per stream.
 //
 // The key changes nothing about what is retried. The interceptors retry by
-// status code alone, whatever the method (see [WithRetryIf]). What the key
+// status code alone, whatever the method (see [WithCodes]). What the key
 // changes is what a retry does on a server that keeps the answer it gave
 // each key. Such a server answers a retry from that record, so a write
 // whose answer was lost is made once. That matters for codes.Unavailable
@@ -32,7 +32,10 @@ const IdempotencyKey = "idempotency-key"
 // arrived. A server that ignores the key makes the write again on every
 // attempt.
 func WithIdempotencyKeys() Option {
-	return func(c *config) { c.keys = true }
+	return func(c config) config {
+		c.keys = true
+		return c
+	}
 }
 
 // keyed returns ctx carrying a fresh idempotency key when the interceptor

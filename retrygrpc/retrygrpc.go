@@ -8,7 +8,7 @@
 //		grpc.WithChainStreamInterceptor(retrygrpc.StreamClientInterceptor(p)),
 //	)
 //
-// By default only codes.Unavailable is retried, and [WithRetryIf] replaces
+// By default only codes.Unavailable is retried, and [WithCodes] replaces
 // that set. A server's grpc-retry-pushback-ms trailer is a server hint, as
 // retry.After is. A stream is retried only until it is committed. Once a
 // response message or header has reached the client, a stream is never
@@ -18,10 +18,20 @@
 // [WithIdempotencyKeys] gives every call a key that a server can
 // deduplicate its attempts by.
 //
-// A storm guard comes only from the policy. Unlike retryhttp.New, the
-// interceptors make no guard of their own. To give a connection, and so its
-// dependency, a guard, build its interceptors with
-// p.WithGuard(policy.NewGuard(...)).
+// Each interceptor has a guard against retry storms, as each retryhttp
+// Transport and each retrykube limiter has. When p carries none, it is a
+// guard of its own, policy.NewGuard(50, 1). A guard in p
+// (policy.Policy.WithGuard) takes its place, and is how interceptors share
+// one. A connection's unary and stream interceptors call one dependency, so
+// give them one guard through the policy:
+//
+//	p = p.WithGuard(policy.NewGuard(50, 1))
+//
+// There is no switch to turn the guard off: docs/admission.md says why.
+//
+// An interceptor built with an invalid policy refuses every call, before
+// anything is sent, with codes.Internal and an error matching
+// policy.ErrInvalid (see [UnaryClientInterceptor]).
 //
 // It is a module of its own, so that users of retrykit's core never
 // download gRPC.
@@ -29,6 +39,8 @@ package retrygrpc
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -38,6 +50,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -62,18 +75,21 @@ const (
 )
 
 // An Option configures an interceptor when it is built. A nil Option is
-// ignored.
-type Option func(*config)
+// ignored. Its shape is that of retry.Option.
+type Option func(config) config
 
-// WithRetryIf returns an Option that retries the status codes cs, in place
-// of codes.Unavailable alone. Unavailable is the default because it means
-// the server did not process the request. With no codes, nothing is
-// retried. Whatever the set, a call whose own context is done is not
-// retried. Nor is an error that the policy's own predicate
-// (policy.Policy.WithRetryIf) refuses.
-func WithRetryIf(cs ...codes.Code) Option {
+// WithCodes returns an Option that replaces the set of status codes
+// retried, codes.Unavailable alone, with cs. Unavailable is the default
+// because it means the server did not process the request. With no codes,
+// nothing is retried. Whatever the set, a call whose own context is done is
+// not retried. The policy's own predicate (policy.Policy.WithRetryIf) only
+// narrows the set: an error it refuses is not retried.
+func WithCodes(cs ...codes.Code) Option {
 	cs = append([]codes.Code(nil), cs...)
-	return func(c *config) { c.codes = cs }
+	return func(c config) config {
+		c.codes = cs
+		return c
+	}
 }
 
 // WithRetryOptions returns an Option that passes opts to every retry.Do the
@@ -81,7 +97,10 @@ func WithRetryIf(cs ...codes.Code) Option {
 // options of several WithRetryOptions add up.
 func WithRetryOptions(opts ...retry.Option) Option {
 	opts = append([]retry.Option(nil), opts...)
-	return func(c *config) { c.retryOpts = append(c.retryOpts[:len(c.retryOpts):len(c.retryOpts)], opts...) }
+	return func(c config) config {
+		c.retryOpts = append(c.retryOpts[:len(c.retryOpts):len(c.retryOpts)], opts...)
+		return c
+	}
 }
 
 // config is an interceptor's settings, fixed when it is built.
@@ -92,13 +111,32 @@ type config struct {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{codes: []codes.Code{codes.Unavailable}}
+	c := config{codes: []codes.Code{codes.Unavailable}}
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			c = o(c)
 		}
 	}
-	return c
+	return &c
+}
+
+// adopt returns the policy an interceptor runs its calls under: p with the
+// guard they share (see the package doc). For an invalid p it returns the
+// error that every call through the interceptor gets instead.
+func adopt(p policy.Policy) (policy.Policy, error) {
+	if err := p.Validate(); err != nil {
+		return p, invalid(err)
+	}
+	return admission.Guarded(p), nil
+}
+
+// invalid returns the status error of a call refused for err, an invalid
+// policy's: codes.Internal, matching policy.ErrInvalid and err.
+func invalid(err error) error {
+	if !errors.Is(err, policy.ErrInvalid) {
+		err = fmt.Errorf("%w: %w", policy.ErrInvalid, err)
+	}
+	return toStatus(fmt.Errorf("retrygrpc: %w", err))
 }
 
 func (c *config) retryable(code codes.Code) bool {
@@ -209,7 +247,9 @@ type callOption struct {
 
 // WithPolicy returns a call option that retries this call under p instead of
 // the interceptor's policy. When a call has several WithPolicy and
-// WithoutRetry options, the last one wins.
+// WithoutRetry options, the last one wins. The call keeps the interceptor's
+// guard, unless p brings one. An invalid p fails the call before anything
+// is sent, with codes.Internal and an error matching policy.ErrInvalid.
 func WithPolicy(p policy.Policy) grpc.CallOption { return &callOption{p: p} }
 
 // WithoutRetry returns a call option that makes exactly one attempt, as if
@@ -217,17 +257,21 @@ func WithPolicy(p policy.Policy) grpc.CallOption { return &callOption{p: p} }
 func WithoutRetry() grpc.CallOption { return &callOption{off: true} }
 
 // policyFor returns the policy for a call with opts, and false when the call
-// is not to be retried. The last override wins.
+// is not to be retried. The last override wins. An override keeps p's
+// guard unless it brings its own.
 func policyFor(p policy.Policy, opts []grpc.CallOption) (policy.Policy, bool) {
-	on := true
+	cp, on := p, true
 	for _, o := range opts {
 		if co, ok := o.(*callOption); ok {
 			if co.off {
 				on = false
 			} else {
-				p, on = co.p, true
+				cp, on = co.p, true
 			}
 		}
 	}
-	return p, on
+	if on && cp != p && cp.Guard() == nil && p.Guard() != nil {
+		cp = cp.WithGuard(p.Guard())
+	}
+	return cp, on
 }

@@ -36,21 +36,30 @@ var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would
 // failure.
 //
 // An invalid policy is refused with codes.Internal before the stream is
-// opened. So is a policy with a per-attempt timeout, because the timeout
-// would cut off the stream. Once retrying has ended with an error, every
+// opened, as [UnaryClientInterceptor] refuses it. So is a policy with a
+// per-attempt timeout, because the timeout would cut off the stream. When
+// the interceptor's own policy is refused, every stream is, even one with
+// [WithoutRetry] or a [WithPolicy] of its own. Once retrying has ended with an error, every
 // later RecvMsg returns that error and opens no new attempt.
 //
 // The interceptor is safe for concurrent use. Each stream follows
 // grpc.ClientStream's rules: one goroutine may send while one receives.
 func StreamClientInterceptor(p policy.Policy, opts ...Option) grpc.StreamClientInterceptor {
 	c := newConfig(opts)
+	p, refusal := adopt(p)
+	if refusal == nil && p.AttemptTimeout() > 0 {
+		refusal = toStatus(errStreamAttemptTimeout)
+	}
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if refusal != nil {
+			return nil, refusal
+		}
 		cp, on := policyFor(p, callOpts)
 		if !on {
 			return streamer(ctx, desc, cc, method, callOpts...)
 		}
 		if err := cp.Validate(); err != nil {
-			return nil, toStatus(fmt.Errorf("retrygrpc: %w", err))
+			return nil, invalid(err)
 		}
 		if cp.AttemptTimeout() > 0 {
 			return nil, toStatus(errStreamAttemptTimeout)

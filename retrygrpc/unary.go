@@ -13,7 +13,7 @@ import (
 
 // UnaryClientInterceptor returns an interceptor that retries failed unary
 // calls under p. An attempt is made again when its code is retried (see
-// [WithRetryIf]) and the policy's own predicate, if any, accepts its error.
+// [WithCodes]) and the policy's own predicate, if any, accepts its error.
 // The next attempt waits the policy's delay, or the server's pushback. The
 // call ends when an attempt succeeds, or when the policy, the pushback or
 // the call's context says stop. Retries carry the
@@ -54,10 +54,23 @@ import (
 // a DeadlineExceeded that comes past a deadline waits for that timer, for a
 // second at most, to learn which deadline ran out.
 //
+// An interceptor built with an invalid policy refuses every call before
+// anything is sent, calls with [WithoutRetry] or a [WithPolicy] of their
+// own included. The error has codes.Internal and matches policy.ErrInvalid,
+// as the error of retry.Do does for an invalid policy. The interceptor's
+// signature leaves no room for an error where it is built, and bad
+// configuration gets an error, never a panic. So build the interceptors
+// from a policy checked with policy.Policy.Validate, where the error can
+// still stop the program from starting.
+//
 // The interceptor is safe for concurrent use by any number of calls.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
 	c := newConfig(opts)
+	p, refusal := adopt(p)
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+		if refusal != nil {
+			return refusal
+		}
 		cp, on := policyFor(p, callOpts)
 		if !on {
 			return invoker(ctx, method, req, reply, cc, callOpts...)

@@ -79,7 +79,7 @@ func TestUnaryNotRetried(t *testing.T) {
 
 func TestUnaryCodesReplaceable(t *testing.T) {
 	h := &health{steps: []step{{code: codes.ResourceExhausted}, {code: codes.Unavailable}, {code: codes.OK}}}
-	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithRetryIf(codes.ResourceExhausted))
+	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithCodes(codes.ResourceExhausted))
 	done := check(t.Context(), c)
 	clk.Step(t)
 	err := <-done
@@ -89,7 +89,7 @@ func TestUnaryCodesReplaceable(t *testing.T) {
 
 func TestUnaryNoCodesRetriesNothing(t *testing.T) {
 	h := &health{steps: []step{{code: codes.Unavailable}, {code: codes.OK}}}
-	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithRetryIf(), nil)
+	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithCodes(), nil)
 	_, err := c.Check(t.Context(), req)
 	require.Equal(t, codes.Unavailable, status.Code(err))
 	require.Equal(t, 1, h.count())
@@ -193,7 +193,7 @@ func TestUnaryCallerCancelNotRetried(t *testing.T) {
 	// The server cancels the caller's context, then fails the call: the
 	// caller's own cancellation is never retried, whatever the codes.
 	h := &health{steps: []step{{code: codes.Unavailable}, {code: codes.OK}}, onCall: func(int) { cancel() }}
-	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithRetryIf(codes.Unavailable, codes.Canceled, codes.DeadlineExceeded))
+	c, clk := unary(t, h, policy.Constant(time.Second), retrygrpc.WithCodes(codes.Unavailable, codes.Canceled, codes.DeadlineExceeded))
 	_, err := c.Check(ctx, req)
 	require.Equal(t, codes.Canceled, status.Code(err))
 	require.ErrorIs(t, err, context.Canceled)

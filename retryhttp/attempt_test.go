@@ -118,7 +118,7 @@ func TestAttemptNumbersInsideAnotherCall(t *testing.T) {
 	}{
 		{"the first try before the loop", nil, nil, []int{1, 2}},
 		{"the loop with hooks", []retryhttp.Option{retryhttp.WithRetryOptions(hooks)}, nil, []int{1, 2}},
-		{"without retry", nil, retryhttp.WithoutRetry, []int{2}},
+		{"without retry", nil, retryhttp.ContextWithoutRetry, []int{2}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &scripted{closed: make(chan string, 4)}

@@ -103,7 +103,7 @@ func BenchmarkOverheadRetriedOnce(b *testing.B) {
 
 // BenchmarkOverheadOverride sets a first-try success under the Transport's
 // own policy beside one under a policy of the request's context
-// (WithPolicy), given again on every request.
+// (ContextWithPolicy), given again on every request.
 func BenchmarkOverheadOverride(b *testing.B) {
 	base := &canned{ok: &http.Response{Status: "200 OK", StatusCode: 200, Body: http.NoBody}}
 	tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(3))
@@ -114,7 +114,7 @@ func BenchmarkOverheadOverride(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	override := plain.WithContext(retryhttp.WithPolicy(plain.Context(), policy.Constant(0).WithMaxAttempts(4)))
+	override := plain.WithContext(retryhttp.ContextWithPolicy(plain.Context(), policy.Constant(0).WithMaxAttempts(4)))
 	for _, bm := range []struct {
 		name string
 		req  *http.Request

@@ -104,7 +104,7 @@ func TestErrStaysWithItsResponse(t *testing.T) {
 }
 
 // A response the policy's own predicate refuses to retry is final, as one
-// WithRetryIf refuses: Err is nil for it, and the guard hears of the
+// WithClassifier refuses: Err is nil for it, and the guard hears of the
 // failure.
 func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 	never := func(error) bool { return false }
@@ -121,7 +121,7 @@ func TestErrNilWhenThePolicyRefuses(t *testing.T) {
 			for range 5 {
 				protocol(g).Record(true, admit.Failed) // 5 tokens: room either way
 			}
-			tr, err := retryhttp.New(nil, tt.p, retryhttp.WithGuard(g))
+			tr, err := retryhttp.New(nil, tt.p.WithGuard(g))
 			require.NoError(t, err)
 			defer tr.CloseIdleConnections()
 			resp, err := (&http.Client{Transport: tr}).Get(srv.URL)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -41,16 +42,18 @@ func TestFirstTryAllocations(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
+		p    policy.Policy
 		opts []retryhttp.Option
 		req  *http.Request
 	}{
-		{"the default guard", nil, plain},
-		{"no guard", []retryhttp.Option{retryhttp.WithGuard(nil)}, plain},
-		{"a deadline", nil, withDeadline},
-		{"idempotency keys on", []retryhttp.Option{retryhttp.WithIdempotencyKeys()}, plain},
+		{"the default guard", p, nil, plain},
+		{"no guard", p.WithGuard(admission.Off), nil, plain},
+		{"a deadline", p, nil, withDeadline},
+		{"idempotency keys on", p, []retryhttp.Option{retryhttp.WithIdempotencyKeys()}, plain},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := build(t, base, p, tt.opts...)
+			tr, err := retryhttp.New(base, tt.p, tt.opts...)
+			require.NoError(t, err)
 			bare := testing.AllocsPerRun(1000, roundTrip(base, tt.req))
 			require.Equal(t, bare, testing.AllocsPerRun(1000, roundTrip(tr, tt.req)), "allocations per request beyond the bare RoundTripper's")
 		})
@@ -78,7 +81,7 @@ func TestFirstTryTellsTheGuard(t *testing.T) {
 			for range 5 {
 				protocol(g).Record(true, admit.Failed) // 5 tokens: room for the ratio
 			}
-			tr := build(t, base, policy.Constant(0).WithMaxAttempts(3), retryhttp.WithGuard(g))
+			tr := build(t, base, policy.Constant(0).WithMaxAttempts(3).WithGuard(g))
 			req, err := http.NewRequest(tt.method, "http://example.invalid", nil)
 			require.NoError(t, err)
 			resp, err := tr.RoundTrip(req)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -114,25 +115,17 @@ func TestTransportIsGuardedByDefault(t *testing.T) {
 	require.Equal(t, 2, f.count())
 }
 
-func TestTransportGuardOptions(t *testing.T) {
+// TestTransportGuardDefault: a Transport whose policy carries no guard
+// makes one of its own; the policy's guard is how Transports share one.
+func TestTransportGuardDefault(t *testing.T) {
 	p := policy.Constant(0).WithMaxAttempts(4)
-	t.Run("WithGuard(nil) turns it off", func(t *testing.T) {
-		srv, base, f := always503(t)
-		tr, err := retryhttp.New(base, p, retryhttp.WithGuard(nil))
-		require.NoError(t, err)
-		c := &http.Client{Transport: tr}
-		for range 20 {
-			get(t, c, srv.URL)
-		}
-		require.Equal(t, 80, f.count(), "four attempts every time")
-	})
-	t.Run("one guard shared by two Transports", func(t *testing.T) {
+	t.Run("one guard shared by two Transports through the policy", func(t *testing.T) {
 		srv, base, f := always503(t)
 		g := policy.NewGuard(10, 0.4)
 		busy(t, g)
-		a, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		a, err := retryhttp.New(base, p.WithGuard(g))
 		require.NoError(t, err)
-		b, err := retryhttp.New(base, p, retryhttp.WithGuard(g))
+		b, err := retryhttp.New(base, p.WithGuard(g))
 		require.NoError(t, err)
 		for range 10 {
 			get(t, &http.Client{Transport: a}, srv.URL)
@@ -145,7 +138,7 @@ func TestTransportGuardOptions(t *testing.T) {
 	t.Run("the policy's own guard", func(t *testing.T) {
 		srv, base, f := always503(t)
 		g := policy.NewGuard(10, 0.4)
-		tr, err := retryhttp.New(base, p.WithGuard(g), retryhttp.WithGuard(nil))
+		tr, err := retryhttp.New(base, p.WithGuard(g))
 		require.NoError(t, err)
 		get(t, &http.Client{Transport: tr}, srv.URL)
 		require.Equal(t, 4, f.count())
@@ -165,7 +158,7 @@ func TestTransportGuardOptions(t *testing.T) {
 		require.Equal(t, before+4, f.count(), "a fresh Transport has a full guard of its own")
 	})
 	t.Run("an invalid guard is refused at New", func(t *testing.T) {
-		tr, err := retryhttp.New(nil, p, retryhttp.WithGuard(policy.NewGuard(0, 1)))
+		tr, err := retryhttp.New(nil, p.WithGuard(policy.NewGuard(0, 1)))
 		require.ErrorIs(t, err, policy.ErrInvalid)
 		require.Nil(t, tr)
 	})
@@ -289,7 +282,7 @@ func TestGuardHearsUnretriedRequests(t *testing.T) {
 			g := policy.NewGuard(10, 0.5)
 			protocol(g).Allow(time.Now())
 			protocol(g).Record(true, admit.Failed) // 9 tokens: room for the ratio
-			tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4), retryhttp.WithGuard(g))
+			tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(4).WithGuard(g))
 			require.NoError(t, err)
 			resp, err := (&http.Client{Transport: tr}).Post(srv.URL, "text/plain", strings.NewReader("x"))
 			require.NoError(t, err)
@@ -382,7 +375,7 @@ func TestGuardedKeptResponseGivesWayToTheRetry(t *testing.T) {
 // it used to let 37 % of the calls succeed against 76 %.
 func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 	const calls = 3000
-	success := func(opts ...retryhttp.Option) float64 {
+	success := func(p policy.Policy) float64 {
 		var mu sync.Mutex
 		src := rand.New(rand.NewPCG(7, 70))
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -398,7 +391,7 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 		// server's own keeps this test's connections to itself.
 		base := srv.Client().Transport.(*http.Transport)
 		defer base.CloseIdleConnections()
-		tr, err := retryhttp.New(base, policy.Constant(0).WithMaxAttempts(4), opts...)
+		tr, err := retryhttp.New(base, p)
 		require.NoError(t, err)
 		c := &http.Client{Transport: tr}
 		ok := 0
@@ -409,7 +402,8 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 		}
 		return float64(ok) / calls
 	}
-	guarded, unguarded := success(), success(retryhttp.WithGuard(nil))
+	p := policy.Constant(0).WithMaxAttempts(4)
+	guarded, unguarded := success(p), success(p.WithGuard(admission.Off))
 	t.Logf("default guard: %.1f%% of the calls succeed; no guard: %.1f%%", 100*guarded, 100*unguarded)
 	require.InDelta(t, 1-0.7*0.7*0.7*0.7, unguarded, 0.03, "no guard: four attempts at 30 %")
 	require.InDelta(t, unguarded, guarded, 0.01, "the default guard beside no guard")
@@ -421,15 +415,14 @@ func TestTransportLoneCallerKeepsItsRetries(t *testing.T) {
 // response, an error matching retry.ErrShed, and the server never hears of
 // it. The hooks hear of it as the call's end.
 func TestTransportRequestHeldBack(t *testing.T) {
-	for _, viaPolicy := range []bool{false, true} {
-		t.Run(fmt.Sprintf("guard on the policy %v", viaPolicy), func(t *testing.T) { testRequestHeldBack(t, viaPolicy) })
+	for _, perRequest := range []bool{false, true} {
+		t.Run(fmt.Sprintf("policy per request %v", perRequest), func(t *testing.T) { testRequestHeldBack(t, perRequest) })
 	}
 }
 
-// testRequestHeldBack is TestTransportRequestHeldBack with the guard given
-// through retryhttp.WithGuard or, on the path where the first attempt is
-// made before the loop starts, through the policy.
-func testRequestHeldBack(t *testing.T, viaPolicy bool) {
+// testRequestHeldBack is TestTransportRequestHeldBack with the guard in the
+// Transport's policy or in a policy given per request (ContextWithPolicy).
+func testRequestHeldBack(t *testing.T, perRequest bool) {
 	srv, base, f := always503(t)
 	g := policy.NewGuard(50, 1)
 	for range 16 { // 16 requests running whose attempts timed out
@@ -444,14 +437,15 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	var done []retry.DoneEvent
 	hooks := &retry.Hooks{OnDone: func(_ context.Context, e retry.DoneEvent) { done = append(done, e) }}
 	opts := []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(hooks))}
-	if viaPolicy {
-		p = p.WithGuard(g)
+	outer := context.Background()
+	if perRequest {
+		outer = retryhttp.ContextWithPolicy(outer, p.WithGuard(g))
 	} else {
-		opts = append(opts, retryhttp.WithGuard(g))
+		p = p.WithGuard(g)
 	}
 	tr, err := retryhttp.New(base, p, opts...)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(outer, 100*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
@@ -461,7 +455,7 @@ func testRequestHeldBack(t *testing.T, viaPolicy bool) {
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue, "as any transport error")
 	require.Zero(t, f.count(), "the server never heard of it")
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel = context.WithTimeout(outer, 100*time.Millisecond)
 	defer cancel()
 	req, err = http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("x"))
 	require.NoError(t, err)

@@ -52,7 +52,7 @@ func startLeaf(t *testing.T, status int) (*leaf, *httptest.Server) {
 // with a guard of the given capacity.
 func client(t *testing.T, guard *policy.Guard) *http.Client {
 	t.Helper()
-	tr, err := retryhttp.New(nil, hopPolicy, retryhttp.WithGuard(guard))
+	tr, err := retryhttp.New(nil, hopPolicy.WithGuard(guard))
 	require.NoError(t, err)
 	return &http.Client{Transport: tr}
 }

@@ -28,7 +28,10 @@ const idempotencyKey = "Idempotency-Key"
 // from that record, so that a write whose response was lost is made once.
 // A server that ignores the header makes the write again on every attempt.
 func WithIdempotencyKeys() Option {
-	return func(t *Transport) { t.keys = true }
+	return func(c config) config {
+		c.keys = true
+		return c
+	}
 }
 
 // keyed returns req, or a copy of it with a fresh Idempotency-Key when the

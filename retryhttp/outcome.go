@@ -28,7 +28,7 @@ import (
 // these, the Transport reads no clock for the request.
 //
 // Err returns nil for a response that was not to be retried. That covers a
-// response refused by the Transport's classification, by [WithRetryIf] or
+// response refused by the Transport's classification, by [WithClassifier] or
 // by the policy's own predicate (policy.Policy.WithRetryIf). Err also
 // returns nil for a response that no Transport returned.
 //

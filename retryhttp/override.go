@@ -6,28 +6,32 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 )
 
 // overrideKey is the context key of a request's own policy.
 type overrideKey struct{}
 
-// override is what WithPolicy or WithoutRetry put in a context.
+// override is what ContextWithPolicy or ContextWithoutRetry put in a context.
 type override struct {
 	p   policy.Policy
-	off bool // WithoutRetry: one attempt through the base alone
+	off bool // ContextWithoutRetry: one attempt through the base alone
 }
 
-// WithPolicy returns a copy of ctx under which a Transport retries a
+// ContextWithPolicy returns a copy of ctx under which a Transport retries a
 // request under p instead of its own policy. The override closest to the
-// request wins: a WithPolicy or [WithoutRetry] on a context derived from
-// the returned one replaces it. Everything else of the Transport stays: its
+// request wins: a ContextWithPolicy or [ContextWithoutRetry] on a context
+// derived from the returned one replaces it. Everything else of the Transport stays: its
 // base, its classification, its options and its guard. A guard in p
 // (policy.Policy.WithGuard) takes the place of the Transport's. As in [New],
 // a p with neither an attempt limit nor a time limit stops after 5
 // attempts. An invalid p is reported by RoundTrip, as an error matching
 // policy.ErrInvalid, and nothing is sent. retrygrpc spells the same
-// override for a gRPC call as a call option, retrygrpc.WithPolicy.
+// override for a gRPC call as a call option, retrygrpc.WithPolicy. The name
+// follows Go's for a function that returns a context carrying a value, as
+// trace.ContextWithSpan in OpenTelemetry, so that it does not read as an
+// [Option].
 //
 // A Transport keeps what it works out for up to 8 policies given this way.
 // A request under a policy it keeps allocates no more than a request under
@@ -35,18 +39,18 @@ type override struct {
 // kept first. Copies of one Policy value are one policy, while two built
 // apart with the same settings are two. So build p once, and give it to
 // every request that needs it.
-func WithPolicy(ctx context.Context, p policy.Policy) context.Context {
+func ContextWithPolicy(ctx context.Context, p policy.Policy) context.Context {
 	return context.WithValue(ctx, overrideKey{}, &override{p: p})
 }
 
-// WithoutRetry returns a copy of ctx under which a Transport sends a
+// ContextWithoutRetry returns a copy of ctx under which a Transport sends a
 // request once, through its base alone, as if there were no Transport. The
 // request gets no idempotency key and no attempt timeout, the guard
 // hears nothing of it, and the Transport's hooks are not called, so
 // retryotel records no call and no attempt span for it. The override closest to the request wins, as for
-// [WithPolicy]. retrygrpc spells the same override for a gRPC call as a
-// call option, retrygrpc.WithoutRetry.
-func WithoutRetry(ctx context.Context) context.Context {
+// [ContextWithPolicy]. retrygrpc spells the same override for a gRPC call
+// as a call option, retrygrpc.WithoutRetry.
+func ContextWithoutRetry(ctx context.Context) context.Context {
 	return context.WithValue(ctx, overrideKey{}, &override{off: true})
 }
 
@@ -74,16 +78,20 @@ func (t *Transport) under(p policy.Policy) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	_, own, _ := t.settings()
-	u := &Transport{base: t.base, retryable: t.retryable, opts: t.opts, guard: own.Guard(), guardSet: true, keys: t.keys, built: true}
-	if err := u.adopt(p); err != nil {
-		return nil, err
+	if p.Guard() == nil {
+		_, own, _ := t.settings()
+		p = p.WithGuard(own.Guard())
+		if own.Guard() == nil { // a zero Transport, or one built with admission.Off
+			p = p.WithGuard(admission.Off)
+		}
 	}
+	u := &Transport{config: t.config, base: t.base, built: true}
+	u.adopt(admission.Guarded(p))
 	return u, nil
 }
 
 // derivationsKept is how many policies of requests' contexts a Transport
-// keeps the Transport of (see WithPolicy).
+// keeps the Transport of (see ContextWithPolicy).
 const derivationsKept = 8
 
 // derivations keeps the Transports that under made for the last few
@@ -122,5 +130,5 @@ func refuse(req *http.Request, err error) error {
 	if req.Body != nil {
 		_ = req.Body.Close()
 	}
-	return fmt.Errorf("retryhttp: %s %s: the policy of the request's context (WithPolicy) is unusable: %w", req.Method, req.URL.Redacted(), err)
+	return fmt.Errorf("retryhttp: %s %s: the policy of the request's context (ContextWithPolicy) is unusable: %w", req.Method, req.URL.Redacted(), err)
 }

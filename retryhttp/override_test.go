@@ -33,7 +33,7 @@ func unavailable(t *testing.T) (*httptest.Server, *atomic.Int32) {
 func TestPerRequestPolicy(t *testing.T) {
 	attempts := func(n int) func(context.Context) context.Context {
 		return func(ctx context.Context) context.Context {
-			return retryhttp.WithPolicy(ctx, policy.Constant(0).WithMaxAttempts(n))
+			return retryhttp.ContextWithPolicy(ctx, policy.Constant(0).WithMaxAttempts(n))
 		}
 	}
 	for _, tt := range []struct {
@@ -43,10 +43,10 @@ func TestPerRequestPolicy(t *testing.T) {
 	}{
 		{"the Transport's own policy", nil, 2},
 		{"an override", []func(context.Context) context.Context{attempts(4)}, 4},
-		{"no retry", []func(context.Context) context.Context{retryhttp.WithoutRetry}, 1},
+		{"no retry", []func(context.Context) context.Context{retryhttp.ContextWithoutRetry}, 1},
 		{"an override of an override", []func(context.Context) context.Context{attempts(4), attempts(3)}, 3},
-		{"no retry over an override", []func(context.Context) context.Context{attempts(4), retryhttp.WithoutRetry}, 1},
-		{"an override over no retry", []func(context.Context) context.Context{retryhttp.WithoutRetry, attempts(3)}, 3},
+		{"no retry over an override", []func(context.Context) context.Context{attempts(4), retryhttp.ContextWithoutRetry}, 1},
+		{"an override over no retry", []func(context.Context) context.Context{retryhttp.ContextWithoutRetry, attempts(3)}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, n := unavailable(t)
@@ -80,19 +80,19 @@ func TestPerRequestPolicyInvalid(t *testing.T) {
 	tr := build(t, srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2))
 	closed := make(chan string, 1)
 	b := &trackedBody{Reader: strings.NewReader("x"), name: "body", closed: closed}
-	ctx := retryhttp.WithPolicy(t.Context(), policy.Constant(-1))
+	ctx := retryhttp.ContextWithPolicy(t.Context(), policy.Constant(-1))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, srv.URL, b)
 	require.NoError(t, err)
 	resp, err := tr.RoundTrip(req)
 	require.Nil(t, resp)
 	require.ErrorIs(t, err, policy.ErrInvalid)
-	require.ErrorContains(t, err, "retryhttp: PUT "+srv.URL+": the policy of the request's context (WithPolicy) is unusable: ")
+	require.ErrorContains(t, err, "retryhttp: PUT "+srv.URL+": the policy of the request's context (ContextWithPolicy) is unusable: ")
 	require.Zero(t, n.Load(), "nothing is sent")
 	require.Equal(t, "body", <-closed, "the body is closed, as on every error")
 }
 
 // An override keeps the rest of the Transport: its options, its keys and
-// its guard, unless the policy brings a guard of its own. WithoutRetry
+// its guard, unless the policy brings a guard of its own. ContextWithoutRetry
 // sends the request as it is, through the base alone.
 func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
 	var keys []string
@@ -104,8 +104,8 @@ func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
 	defer srv.Close()
 	own, other := policy.NewGuard(10, 1), policy.NewGuard(10, 1)
 	hooks := retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{OnRetry: func(context.Context, retry.RetryEvent) { hooked.Add(1) }}))
-	tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2),
-		retryhttp.WithGuard(own), retryhttp.WithIdempotencyKeys(), hooks)
+	tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(0).WithMaxAttempts(2).WithGuard(own),
+		retryhttp.WithIdempotencyKeys(), hooks)
 	require.NoError(t, err)
 	send := func(ctx context.Context) {
 		t.Helper()
@@ -116,7 +116,7 @@ func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
 		require.NoError(t, resp.Body.Close())
 	}
 
-	send(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)))
+	send(retryhttp.ContextWithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)))
 	require.Len(t, keys, 3)
 	require.Regexp(t, uuid4, keys[0])
 	require.Equal(t, []string{keys[0], keys[0], keys[0]}, keys, "one key for every attempt")
@@ -124,12 +124,12 @@ func TestPerRequestPolicyKeepsTheTransport(t *testing.T) {
 	require.Less(t, protocol(own).Tokens(), 10.0, "the Transport's guard hears the failures")
 
 	ownTokens := protocol(own).Tokens()
-	send(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(2).WithGuard(other)))
+	send(retryhttp.ContextWithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(2).WithGuard(other)))
 	require.Less(t, protocol(other).Tokens(), 10.0, "the policy's guard hears the failures")
 	require.Equal(t, ownTokens, protocol(own).Tokens(), "in place of the Transport's")
 
 	keys = nil
-	send(retryhttp.WithoutRetry(t.Context()))
+	send(retryhttp.ContextWithoutRetry(t.Context()))
 	require.Equal(t, []string{""}, keys, "one attempt, as the caller made it")
 	require.Equal(t, ownTokens, protocol(own).Tokens(), "the guard hears nothing of it")
 }
@@ -141,7 +141,7 @@ func TestPerRequestPolicyZeroTransport(t *testing.T) {
 	http.DefaultTransport = srv.Client().Transport
 	defer func() { http.DefaultTransport = prev }()
 	var tr retryhttp.Transport
-	req, err := http.NewRequestWithContext(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, srv.URL, nil)
+	req, err := http.NewRequestWithContext(retryhttp.ContextWithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
 	resp, err := tr.RoundTrip(req)
 	require.NoError(t, err)
@@ -154,7 +154,7 @@ func TestPerRequestPolicyZeroTransport(t *testing.T) {
 
 // A request whose context carries a policy allocates what a request does
 // through a Transport built with that policy, whether the request's context
-// is reused or made anew with WithPolicy. WithoutRetry allocates what the
+// is reused or made anew with ContextWithPolicy. ContextWithoutRetry allocates what the
 // base alone does.
 func TestPerRequestPolicyAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
@@ -187,17 +187,17 @@ func TestPerRequestPolicyAllocations(t *testing.T) {
 			like, err := retryhttp.New(base, tt.p)
 			require.NoError(t, err)
 			want := allocs(like, plain)
-			reused := plainReq.WithContext(retryhttp.WithPolicy(context.Background(), tt.p))
+			reused := plainReq.WithContext(retryhttp.ContextWithPolicy(context.Background(), tt.p))
 			require.Equal(t, want, allocs(tr, func() *http.Request { return reused }), "a reused context")
 			fresh := func() *http.Request {
-				return plainReq.WithContext(retryhttp.WithPolicy(context.Background(), tt.p))
+				return plainReq.WithContext(retryhttp.ContextWithPolicy(context.Background(), tt.p))
 			}
 			making := allocs(base, fresh) - allocs(base, plain) // what the caller allocates to make the request
 			require.Equal(t, want+making, allocs(tr, fresh), "a context made anew")
 		})
 	}
 	t.Run("no retry", func(t *testing.T) {
-		req := plainReq.WithContext(retryhttp.WithoutRetry(context.Background()))
+		req := plainReq.WithContext(retryhttp.ContextWithoutRetry(context.Background()))
 		require.Equal(t, allocs(base, plain), allocs(tr, func() *http.Request { return req }))
 	})
 }
@@ -222,7 +222,7 @@ func TestPerRequestPolicyAllocationsSeveralPolicies(t *testing.T) {
 			var reqs []*http.Request
 			for i := range tt.policies {
 				p := policy.Constant(0).WithMaxAttempts(4 + i)
-				reqs = append(reqs, plainReq.WithContext(retryhttp.WithPolicy(context.Background(), p)))
+				reqs = append(reqs, plainReq.WithContext(retryhttp.ContextWithPolicy(context.Background(), p)))
 			}
 			inTurn := func(rt http.RoundTripper, reqs []*http.Request) float64 {
 				return testing.AllocsPerRun(100, func() {
@@ -258,7 +258,7 @@ func TestPerRequestPolicyZeroTransportFollowsTheDefault(t *testing.T) {
 		}
 	}
 	var tr retryhttp.Transport
-	req, err := http.NewRequestWithContext(retryhttp.WithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, "http://example.invalid", nil)
+	req, err := http.NewRequestWithContext(retryhttp.ContextWithPolicy(t.Context(), policy.Constant(0).WithMaxAttempts(3)), http.MethodGet, "http://example.invalid", nil)
 	require.NoError(t, err)
 	for _, n := range []*atomic.Int32{&first, &second} {
 		http.DefaultTransport = answer(n)

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -43,7 +44,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // sends through http.DefaultTransport, which keeps 2 idle connections per
 // host, while New's default base keeps 100. Its policy is policy.Default()
 // bounded to 5 attempts. It has no guard, while New gives each Transport a
-// guard unless [WithGuard](nil) turns it off.
+// guard.
 //
 // What is retried. By default, [DefaultRetryable] decides. It retries
 // connection errors and the statuses 429, 502, 503 and 504, for requests
@@ -55,11 +56,10 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // DELETE, or when it has a non-empty Idempotency-Key header. Once the
 // request's context is done, nothing is retried.
 //
-// Two predicates decide what is retried. This package's [WithRetryIf]
-// replaces the Transport's classification, and sees the request, the
-// response and the error. The policy's own predicate,
-// policy.Policy.WithRetryIf, is asked after it, with the attempt's error, and can
-// only refuse more. For a response, that error's message is "status " and
+// Two predicates decide what is retried. [WithClassifier] replaces the
+// Transport's classification, and sees the request, the response and the
+// error. The policy's own predicate, policy.Policy.WithRetryIf, is asked
+// after it, with the attempt's error, and can only refuse more. For a response, that error's message is "status " and
 // the status, such as "status 503 Service Unavailable". An outcome that
 // either of them refuses is final. A refused response comes back with a nil
 // error, and [Err] returns nil for it. A refused connection error comes back
@@ -138,58 +138,55 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 //
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
-// carry a policy of its own ([WithPolicy]), or ask for no retry at all
-// ([WithoutRetry]).
+// carry a policy of its own ([ContextWithPolicy]), or ask for no retry at
+// all ([ContextWithoutRetry]).
 //
 // Attempt numbers. The request of every attempt carries the context the
 // retry loop gave the attempt, and retry.Attempt(req.Context()) reads its
 // number there, as in any operation that package retry runs. So a base
 // RoundTripper can tell a retry or a hedge from a first attempt, as
 // retryotel.ResendCount does for OpenTelemetry's http.request.resend_count.
-// A request under [WithoutRetry] is sent as it is: made inside another
+// A request under [ContextWithoutRetry] is sent as it is: made inside another
 // call's attempt, it carries that attempt's number.
 type Transport struct {
+	config
 	base      http.RoundTripper
-	p         policy.Policy // the policy given, bounded, without its attempt timeout
-	timeout   time.Duration // the policy's per-attempt timeout
-	retryable func(req *http.Request, resp *http.Response, err error) bool
+	p         policy.Policy    // the policy given, bounded, without its attempt timeout
+	timeout   time.Duration    // the policy's per-attempt timeout
 	retryIf   func(error) bool // the policy's own predicate, asked by the Transport rather than the loop
-	opts      []retry.Option   // given with WithRetryOptions, clipped
-	guard     *policy.Guard    // the guard given with WithGuard
-	guardSet  bool             // WithGuard was given
 	loopFirst bool             // the loop makes the first attempt too (see firstTry)
-	keys      bool             // WithIdempotencyKeys was given
 	built     bool
 
-	derived derivations // the Transports of policies of requests' contexts (see WithPolicy)
+	derived derivations // the Transports of policies of requests' contexts (see ContextWithPolicy)
 }
 
 // An Option configures a [Transport] built by [New]. A nil Option changes
-// nothing.
-type Option func(*Transport)
+// nothing. Its shape is that of retry.Option.
+type Option func(config) config
 
-// WithRetryIf returns an Option that retries after an attempt when f says
-// so, in place of [DefaultRetryable]. f gets the attempt's resp or err, and
-// exactly one of them is non-nil. f runs on every response, so it must not
-// read the body. A nil f keeps the default. The policy's own predicate
-// (policy.Policy.WithRetryIf) is still asked after f, with the attempt's
-// error, and can refuse an outcome f retries.
-func WithRetryIf(f func(req *http.Request, resp *http.Response, err error) bool) Option {
-	return func(t *Transport) {
-		if f != nil {
-			t.retryable = f
-		}
-	}
+// config is what the Options of a Transport set.
+type config struct {
+	retryable func(req *http.Request, resp *http.Response, err error) bool
+	opts      []retry.Option // given with WithRetryOptions, clipped
+	keys      bool           // WithIdempotencyKeys was given
 }
 
-// WithGuard returns an Option that gives the Transport g as its guard, in
-// place of the fresh one [New] gives every Transport. Pass one guard to the
-// Transports of several clients that call the same dependency.
-// WithGuard(nil) turns the guard off, and the policy alone then bounds the
-// retries. A guard set in the policy itself with policy.Policy.WithGuard
-// always wins over this option.
-func WithGuard(g *policy.Guard) Option {
-	return func(t *Transport) { t.guard, t.guardSet = g, true }
+// WithClassifier returns an Option that replaces the Transport's
+// classification, [DefaultRetryable], with f. f decides alone which
+// requests, responses and errors are retried: the default's rules, such as
+// retrying only requests that are safe to repeat, no longer apply. f gets
+// the attempt's resp or err, and exactly one of them is non-nil. f runs on
+// every response, so it must not read the body. A nil f keeps the default.
+// The policy's own predicate (policy.Policy.WithRetryIf) only narrows: it
+// is still asked after f, with the attempt's error, and can refuse an
+// outcome f retries.
+func WithClassifier(f func(req *http.Request, resp *http.Response, err error) bool) Option {
+	return func(c config) config {
+		if f != nil {
+			c.retryable = f
+		}
+		return c
+	}
 }
 
 // WithRetryOptions returns an Option that passes opts to the retry loop of
@@ -197,7 +194,10 @@ func WithGuard(g *policy.Guard) Option {
 // of several WithRetryOptions add up.
 func WithRetryOptions(opts ...retry.Option) Option {
 	opts = slices.Clone(opts)
-	return func(t *Transport) { t.opts = slices.Clip(append(t.opts, opts...)) }
+	return func(c config) config {
+		c.opts = slices.Clip(append(c.opts, opts...))
+		return c
+	}
 }
 
 // New returns a Transport that sends through base under p. A nil base means
@@ -227,10 +227,10 @@ func WithRetryOptions(opts ...retry.Option) Option {
 //	tr, err := retryhttp.New(base, p)
 //
 // Every Transport built by New has a guard against retry storms, which all
-// its requests share. By default it is a guard of its own,
+// its requests share. When p carries none, it is a guard of its own,
 // policy.NewGuard(50, 1). A guard in p (policy.Policy.WithGuard) takes its
-// place. [WithGuard] shares one guard between Transports, or turns the guard
-// off. See policy.Guard for the rule. The guard hears what the dependency
+// place, and is how Transports share one. There is no switch to turn the
+// guard off: docs/admission.md says why. See policy.Guard for the rule. The guard hears what the dependency
 // did with every attempt, whatever the method. A 5xx, a 429 or a connection
 // failure is a failure, even for a request that is not retried. Any other
 // response is a success. A failure shows overload, as policy.Guard defines
@@ -271,20 +271,17 @@ func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, e
 	t := &Transport{base: base, built: true}
 	for _, opt := range opts {
 		if opt != nil { // a nil Option is no option, as in package retry
-			opt(t)
+			t.config = opt(t.config)
 		}
 	}
-	if err := t.adopt(p); err != nil {
-		return nil, err
-	}
+	t.adopt(admission.Guarded(p))
 	return t, nil
 }
 
-// adopt makes p, a valid policy, the policy of t's requests. p is bounded
-// as New says, and its attempt timeout and its predicate are taken out for
-// the Transport to apply itself. The guard is p's, or else the one given
-// with WithGuard, or else a fresh one.
-func (t *Transport) adopt(p policy.Policy) error {
+// adopt makes p, a valid policy with the guard its requests share, the
+// policy of t's requests. p is bounded as New says, and its attempt timeout
+// and its predicate are taken out for the Transport to apply itself.
+func (t *Transport) adopt(p policy.Policy) {
 	t.timeout = p.AttemptTimeout()
 	if p.MaxAttempts() == 0 && p.MaxElapsed() == 0 {
 		p = p.WithMaxAttempts(defaultMaxAttempts)
@@ -294,21 +291,10 @@ func (t *Transport) adopt(p policy.Policy) error {
 		// an attempt's context when it returns, cutting the body off.
 		p = p.WithAttemptTimeout(0)
 	}
-	switch {
-	case p.Guard() != nil:
-	case t.guardSet:
-		p = p.WithGuard(t.guard)
-	default:
-		p = p.WithGuard(policy.NewGuard(50, 1))
-	}
-	if err := p.Validate(); err != nil { // an invalid guard given with WithGuard
-		return fmt.Errorf("retryhttp: %w", err)
-	}
 	// The Transport asks the policy's predicate itself (see toRetry), so
-	// that an outcome it refuses is final as one WithRetryIf refuses.
+	// that an outcome it refuses is final as one WithClassifier refuses.
 	t.retryIf, t.p = p.Retryable, p.WithRetryIf(nil)
 	t.loopFirst = len(t.opts) > 0 || t.timeout > 0 || p.MaxElapsed() > 0 || p.ResetRule().AfterStableRun > 0
-	return nil
 }
 
 // pooled returns the base of Transports built on a nil base: a clone of
@@ -354,7 +340,7 @@ func (e *statusError) Timeout() bool {
 // RoundTrip sends req, retrying it as the [Transport]'s doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if o, ok := req.Context().Value(overrideKey{}).(*override); ok {
-		return t.roundTripUnder(req, o) // see WithPolicy and WithoutRetry
+		return t.roundTripUnder(req, o) // see ContextWithPolicy and ContextWithoutRetry
 	}
 	return t.roundTrip(t.keyed(req))
 }

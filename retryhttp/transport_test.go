@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -85,7 +86,10 @@ func serveWith(t *testing.T, h http.Handler, p policy.Policy) (*httptest.Server,
 // option wins.
 func build(t testing.TB, base http.RoundTripper, p policy.Policy, opts ...retryhttp.Option) *retryhttp.Transport {
 	t.Helper()
-	tr, err := retryhttp.New(base, p, append([]retryhttp.Option{retryhttp.WithGuard(nil)}, opts...)...)
+	if p.Guard() == nil {
+		p = p.WithGuard(admission.Off)
+	}
+	tr, err := retryhttp.New(base, p, opts...)
 	require.NoError(t, err)
 	return tr
 }
@@ -207,7 +211,7 @@ func TestRewindFailureAtTheLastAttemptChangesNothing(t *testing.T) {
 	for attempts := 1; attempts <= 3; attempts++ {
 		f := &flaky{statuses: []int{503}}
 		srv, _ := serve(t, f)
-		tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(attempts), retryhttp.WithGuard(nil))
+		tr, err := retryhttp.New(nil, policy.Constant(0).WithMaxAttempts(attempts).WithGuard(admission.Off))
 		require.NoError(t, err)
 		var calls atomic.Int32
 		req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("v2"))
@@ -691,7 +695,7 @@ func TestWithRetryIfReplacesTheClassification(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(func(req *http.Request, resp *http.Response, err error) bool {
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithClassifier(func(req *http.Request, resp *http.Response, err error) bool {
 		seen.Add(1)
 		return err == nil && resp.StatusCode == http.StatusInternalServerError
 	}))
@@ -701,7 +705,7 @@ func TestWithRetryIfReplacesTheClassification(t *testing.T) {
 	require.Equal(t, 3, f.count(), "500 retried, by the caller's rule")
 	require.Equal(t, int32(3), seen.Load())
 
-	tr = build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(nil))
+	tr = build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithClassifier(nil))
 	f.statuses, f.hits = []int{500, 200}, 0
 	resp, err = (&http.Client{Transport: tr}).Get(srv.URL)
 	require.NoError(t, err)
@@ -719,7 +723,7 @@ func TestCancelledWithAResponseInHand(t *testing.T) {
 	defer cancel()
 	// The caller gives up just as the 503 arrives: the loop stops before any
 	// wait, with the response in hand, which is released, not returned.
-	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithRetryIf(func(req *http.Request, resp *http.Response, err error) bool {
+	tr := build(t, base, policy.Constant(0).WithMaxAttempts(5), retryhttp.WithClassifier(func(req *http.Request, resp *http.Response, err error) bool {
 		cancel()
 		return retryhttp.DefaultRetryable(req.WithContext(context.Background()), resp, err)
 	}))
@@ -790,7 +794,7 @@ func TestUpgradedResponseKeepsItsWriteUnderAnAttemptTimeout(t *testing.T) {
 }
 
 func TestNewSkipsANilOption(t *testing.T) {
-	tr, err := retryhttp.New(nil, policy.Default(), nil, retryhttp.WithGuard(nil), nil)
+	tr, err := retryhttp.New(nil, policy.Default(), nil, retryhttp.WithIdempotencyKeys(), nil)
 	require.NoError(t, err)
 	require.NotNil(t, tr)
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 )
 
@@ -24,14 +25,7 @@ const (
 	// fewFailing is the most objects failing in a row for which a denied
 	// requeue takes the short hold: the objects whose first failures, at
 	// half a token each, spend the default guard.
-	fewFailing = 2 * guardTokens
-)
-
-// guardTokens and guardRatio make the guard NewRateLimiter gives a limiter
-// of its own, as retryhttp.New does a Transport.
-const (
-	guardTokens = 50
-	guardRatio  = 1
+	fewFailing = 2 * admission.Tokens
 )
 
 // admit tells the guard of the failure that led to a requeue, and asks it
@@ -47,12 +41,14 @@ func (l *limiter[T]) admit(d time.Duration, n int, now time.Time) time.Duration 
 	if l.guard.Allow(now) {
 		return d
 	}
-	hold := longHold
 	if l.table.Len() <= fewFailing {
-		hold = shortHold
+		return max(d, hold(shortHold))
 	}
-	return max(d, hold/2+rand.N(hold/2))
+	return max(d, hold(longHold))
 }
+
+// hold returns a wait drawn from the second half of h.
+func hold(h time.Duration) time.Duration { return h/2 + rand.N(h/2) }
 
 // succeeded tells the guard about a success: a controller forgets an item
 // once its reconcile succeeded (or once it gives the item up, which the

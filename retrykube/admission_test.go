@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrykube"
@@ -56,7 +57,7 @@ func TestGuard(t *testing.T) {
 // and 30 s to a minute once more are.
 func TestGuardHolds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := retrykube.NewRateLimiter[string](policy.Constant(time.Millisecond), retrykube.WithGuard(policy.NewGuard(1, 1)))
+		l := retrykube.NewRateLimiter[string](policy.Constant(time.Millisecond).WithGuard(policy.NewGuard(1, 1)))
 		require.Equal(t, time.Millisecond, l.When("object-0"), "the probe")
 		for i := 1; i < 100; i++ {
 			d := l.When("object-" + strconv.Itoa(i))
@@ -83,8 +84,8 @@ func TestGuardHolds(t *testing.T) {
 // tokens, at half a token each, the last as the probe), and the 100th
 // object's is denied. One object that fails again and again has 49
 // requeues go ahead on the tokens and the 50th as the probe, and its 51st
-// is denied. WithGuard(nil) turns the guard off, WithGuard(g) names
-// another, and a guard in the policy takes the place of both.
+// is denied. A guard in the policy takes its place, and is how limiters
+// share one.
 func TestGuardByDefault(t *testing.T) {
 	p := policy.Constant(time.Millisecond)
 	objects := func(i int) string { return "object-" + strconv.Itoa(i) }
@@ -103,16 +104,13 @@ func TestGuardByDefault(t *testing.T) {
 		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p), 100, objects), "its own guard, 100 objects")
 		require.Zero(t, denied(retrykube.NewRateLimiter[string](p), 50, oneObject), "its own guard, 50 failures of one object")
 		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p), 51, oneObject), "its own guard, 51 failures of one object")
-		require.Zero(t, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)), 1000, objects), "no guard")
+		require.Zero(t, denied(retrykube.NewRateLimiter[string](p.WithGuard(admission.Off)), 1000, objects), "no guard (tests only)")
 
-		g := policy.NewGuard(3, 1)
-		require.Equal(t, 1, denied(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(g)), 6, objects), "a named guard")
-		require.Zero(t, protocol(g).Tokens(), "the named guard is the one used")
-
-		inPolicy := policy.NewGuard(10, 1)
-		l := retrykube.NewRateLimiter[string](p.WithGuard(inPolicy), retrykube.WithGuard(nil))
-		require.Equal(t, 1, denied(l, 20, objects), "the policy's guard, whatever WithGuard says")
-		require.Zero(t, protocol(inPolicy).Tokens())
+		shared := policy.NewGuard(10, 1)
+		a, b := retrykube.NewRateLimiter[string](p.WithGuard(shared)), retrykube.NewRateLimiter[string](p.WithGuard(shared))
+		require.Equal(t, 1, denied(a, 20, objects), "the policy's guard: 19 objects at half a token each, the probe, then a denial")
+		require.Zero(t, protocol(shared).Tokens(), "the policy's guard is the one used")
+		require.Equal(t, 1, denied(b, 1, objects), "a second limiter shares it: its first object is denied")
 	})
 }
 

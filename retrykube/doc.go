@@ -3,5 +3,5 @@
 // delays are the policy's, and whose memory stays bounded.
 //
 // It is a module of its own, so that users of the core packages never
-// download client-go. See [NewRateLimiter], [WithGuard] and [WithIdle].
+// download client-go. See [NewRateLimiter] and [WithIdle].
 package retrykube

@@ -35,11 +35,13 @@ func ExampleNewRateLimiter() {
 func ExampleNewRateLimiter_bucket() {
 	// client-go's default item schedule, with full jitter so that objects
 	// that fail together come back apart, and client-go's own overall cap of
-	// 10 requeues a second (burst 100) beside it, in place of a guard.
+	// 10 requeues a second (burst 100) beside it. The guard in the policy is
+	// sized for the 150 objects, at half a token for each first failure, so
+	// that the bucket alone spaces them here.
 	p := policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second).
-		WithJitter(backoff.Jitter{Kind: backoff.Full})
+		WithJitter(backoff.Jitter{Kind: backoff.Full}).WithGuard(policy.NewGuard(100, 1))
 	rl := workqueue.NewTypedMaxOfRateLimiter(
-		retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)),
+		retrykube.NewRateLimiter[string](p),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 	)
 	queue := workqueue.NewTypedRateLimitingQueue(rl)

@@ -2,19 +2,16 @@ package retrykube
 
 import (
 	"time"
-
-	"github.com/retrykit/retrykit/policy"
 )
 
 // An Option changes how [NewRateLimiter] builds its limiter. A nil Option
-// changes nothing.
-type Option func(*options)
+// changes nothing. Its shape is that of retry.Option.
+type Option func(config) config
 
-type options struct {
-	idle     time.Duration
-	idleSet  bool
-	guard    *policy.Guard
-	guardSet bool
+// config is what the Options of a limiter set.
+type config struct {
+	idle    time.Duration
+	idleSet bool
 }
 
 // WithIdle sets the idle window to d. An item not requeued for longer than
@@ -24,15 +21,8 @@ type options struct {
 // A d ≤ 0 means items never start over by themselves, and only Forget gives
 // their memory back.
 func WithIdle(d time.Duration) Option {
-	return func(o *options) { o.idle, o.idleSet = d, true }
-}
-
-// WithGuard gives the limiter g as its guard, in place of the fresh one
-// [NewRateLimiter] gives each limiter. Pass one guard to the limiters of
-// every controller that calls the same dependency. WithGuard(nil) turns the
-// guard off, and every requeue then waits its back-off delay. A guard set in
-// the policy itself with policy.Policy.WithGuard always wins over this
-// option. retryhttp.WithGuard follows the same rules for a Transport.
-func WithGuard(g *policy.Guard) Option {
-	return func(o *options) { o.guard, o.guardSet = g, true }
+	return func(c config) config {
+		c.idle, c.idleSet = d, true
+		return c
+	}
 }

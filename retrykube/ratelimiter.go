@@ -1,12 +1,15 @@
 package retrykube
 
 import (
+	"fmt"
 	"math"
 	"time"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
@@ -24,20 +27,22 @@ import (
 // item is forgotten, the limiter is back to its starting size. The table is
 // a [backoff.Keyed], which never sweeps: later calls let go of idle items.
 //
-// Each limiter has a guard against requeue storms. By default it is a guard
-// of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
-// Transport. A guard in p (Policy.WithGuard) takes its place. [WithGuard]
-// shares one guard between limiters, or turns the guard off. The limiter
-// tells the guard how each reconcile ended. An item's first failure in a
-// row is a first try's, because no requeue ran that reconcile. The guard
-// counts it as a first try that failed fast, which takes half the ratio:
-// half a token for the limiter's own guard. It counts each later failure in
-// a row as a retry that failed fast, which takes one token. So with its own
-// guard and no success between them, the first requeues of 99 objects go
-// ahead at their delays, and the 100th object's is denied. The guard counts
-// each Forget as a first try that succeeded, which adds the ratio: one
-// token for the limiter's own guard. A Forget that gives an item up counts
-// the same, because the limiter cannot tell the two apart. The table in the
+// Each limiter has a guard against requeue storms. When p carries none, it
+// is a guard of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
+// Transport. A guard in p (Policy.WithGuard) takes its place, and is how
+// limiters share one: give every controller that calls the same dependency
+// the same guard. There is no switch to turn the guard off:
+// docs/admission.md says why. The limiter tells the guard how each
+// reconcile ended. An item's first failure in a row is a first try's,
+// because no requeue ran that reconcile. The guard counts it as a first try
+// that failed fast, which takes half the ratio: half a token for the
+// limiter's own guard. It counts each later failure in a row as a retry
+// that failed fast, which takes one token. So with its own guard and no
+// success between them, the first requeues of 99 objects go ahead at their
+// delays, and the 100th object's is denied. The guard counts each
+// Forget as a first try that succeeded, which adds the ratio: one token for
+// the limiter's own guard. A Forget that gives an item up counts the same,
+// because the limiter cannot tell the two apart. The table in the
 // policy.Guard doc gives these amounts. Before each requeue, the limiter
 // asks the guard whether the requeue may go ahead at its back-off delay.
 //
@@ -48,53 +53,73 @@ import (
 // 2.5 to 5 s, so that the backlog of a blip is back within seconds of its
 // end. Once more are failing, the dependency is down for many of them. A
 // denied requeue then waits 30 s to a minute, so that the backlog waits
-// through the outage instead of adding to it. The guard lets one probe through each
-// second, and finds out that way when the dependency is back. Give every
-// controller that calls the same dependency the same guard.
+// through the outage instead of adding to it. The guard lets one probe
+// through each second, and finds out that way when the dependency is back.
 //
 // The limiter reads p's clock for its idle window and its guard. That is
 // the real clock unless Policy.WithClock says otherwise. It takes from p
 // only its delays and its guard. Attempt and time limits, retried errors
 // and reset rules are the controller's to apply, through NumRequeues and
-// Forget. Every policy gives delays, so NewRateLimiter accepts any p. Check
-// a policy read from configuration with Policy.Validate first.
+// Forget.
+//
+// An invalid p cannot be returned as an error, because the limiter's
+// signature is client-go's. It is reported instead, as client-go reports
+// the errors it has no caller to return to: through
+// k8s.io/apimachinery/pkg/util/runtime.HandleError, which logs it. The
+// limiter reports it on every requeue, and each requeue waits 30 s to a
+// minute, as one the guard denies in an outage. So a policy that cannot be
+// read neither hammers the dependency nor stops the controller, and its
+// error stays in the log for as long as it is in use. A typed nil clock
+// (Policy.WithClock) is such a policy. Check a policy read from
+// configuration with Policy.Validate before building the limiter, where
+// the error can still be returned.
 //
 // The limiter paces each item on its own. client-go's default limiter also
 // caps the overall requeue rate, with a token bucket. To have both, compose
-// the two as client-go does, with the bucket in place of a guard:
+// the two as client-go does:
 //
 //	workqueue.NewTypedMaxOfRateLimiter(
-//		retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)),
+//		retrykube.NewRateLimiter[string](p),
 //		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 //	)
 //
 // The limiter is safe for concurrent use. When does not allocate for an
 // item it already holds.
 func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.TypedRateLimiter[T] {
-	var o options
+	var c config
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&o)
+			c = opt(c)
 		}
 	}
+	if err := p.Validate(); err != nil {
+		return unusable[T](err)
+	}
 	steps := plain(p)
-	idle := o.idle
-	if !o.idleSet {
+	idle := c.idle
+	if !c.idleSet {
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
-	guard := p.Guard()
-	switch {
-	case guard != nil:
-	case o.guardSet:
-		guard = o.guard
-	default:
-		guard = policy.NewGuard(guardTokens, guardRatio)
+	p = admission.Guarded(p)
+	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(p.Guard()), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+}
+
+// unusable returns the limiter of an invalid policy, whose error err is:
+// every requeue reports err and waits the long hold (see NewRateLimiter).
+// It counts an item's failures as any limiter does, on the real clock,
+// since the policy's clock may be the reason it is invalid.
+func unusable[T comparable](err error) *limiter[T] {
+	steps := backoff.Constant(longHold)
+	return &limiter[T]{
+		err:   fmt.Errorf("retrykube: the limiter's policy is unusable, so every requeue waits %v to %v: %w", longHold/2, longHold, err),
+		steps: steps,
+		table: backoff.NewKeyed[T](steps, 2*longHold),
 	}
-	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(guard), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
 }
 
 // limiter is what NewRateLimiter returns.
 type limiter[T comparable] struct {
+	err   error // an invalid policy's error: see unusable
 	p     policy.Policy
 	clock policy.Clock     // nil: the real clock
 	steps backoff.Schedule // p's delays without jitter
@@ -110,6 +135,10 @@ func _[T comparable]() workqueue.TypedRateLimiter[T] { return (*limiter[T])(nil)
 func (l *limiter[T]) When(item T) time.Duration {
 	now := l.now()
 	n := l.table.Advance(item, now)
+	if l.err != nil {
+		utilruntime.HandleError(l.err)
+		return hold(longHold)
+	}
 	// The table keeps no drawn delay: decorrelated jitter, the one kind that
 	// grows from the previous wait, is given the previous step's plain delay.
 	var prev time.Duration

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrykube"
 )
@@ -58,7 +59,7 @@ func TestWhenJitterWithinTheCap(t *testing.T) {
 			}
 			p := policy.Exponential(5 * time.Millisecond).WithCap(limit).WithJitter(j)
 			require.NoError(t, p.Validate())
-			l := retrykube.NewRateLimiter[int](p, retrykube.WithGuard(nil)) // a denied requeue waits past the cap
+			l := retrykube.NewRateLimiter[int](p.WithGuard(admission.Off)) // a denied requeue waits past the cap
 			seen := map[time.Duration]bool{}
 			for n := range 20 {
 				for item := range 50 {
@@ -189,7 +190,7 @@ func TestMemoryAfterForget(t *testing.T) {
 func TestMaxOfBucket(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := workqueue.NewTypedMaxOfRateLimiter(
-			retrykube.NewRateLimiter[string](policy.Default(), retrykube.WithGuard(nil)),
+			retrykube.NewRateLimiter[string](policy.Default().WithGuard(admission.Off)), // the bucket alone
 			&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)},
 		)
 		for i := range 100 {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retrykube"
 )
@@ -179,17 +180,17 @@ var scenarioRows = []struct {
 	{"item exponential alone (5 ms → 1,000 s, no jitter)", alone(func() workqueue.TypedRateLimiter[string] {
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 1000*time.Second)
 	}, false), goals{allDone: true}},
-	{"`NewRateLimiter`, same schedule, no jitter, `WithGuard(nil)`", alone(func() workqueue.TypedRateLimiter[string] {
-		return retrykube.NewRateLimiter[string](policy.Exponential(5*time.Millisecond).WithCap(1000*time.Second), retrykube.WithGuard(nil))
+	{"`NewRateLimiter`, same schedule, no jitter, no guard", alone(func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](policy.Exponential(5 * time.Millisecond).WithCap(1000 * time.Second).WithGuard(admission.Off))
 	}, true), goals{allDone: true, memory: true}},
-	{"`NewRateLimiter`, `policy.Default()` (10 s → 300 s, no jitter), `WithGuard(nil)`", alone(func() workqueue.TypedRateLimiter[string] {
-		return retrykube.NewRateLimiter[string](policy.Default(), retrykube.WithGuard(nil))
+	{"`NewRateLimiter`, `policy.Default()` (10 s → 300 s, no jitter), no guard", alone(func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](policy.Default().WithGuard(admission.Off))
 	}, true), goals{allDone: true, memory: true}},
-	{"`NewRateLimiter`, 5 ms → 1,000 s, full jitter, `WithGuard(nil)`", alone(func() workqueue.TypedRateLimiter[string] {
-		return retrykube.NewRateLimiter[string](fullJitter(), retrykube.WithGuard(nil))
+	{"`NewRateLimiter`, 5 ms → 1,000 s, full jitter, no guard", alone(func() workqueue.TypedRateLimiter[string] {
+		return retrykube.NewRateLimiter[string](fullJitter().WithGuard(admission.Off))
 	}, true), goals{busiest: true, memory: true}},
-	{"`NewRateLimiter`, full jitter, `WithGuard(nil)`, max of a 10 qps bucket", func() (workqueue.TypedRateLimiter[string], workqueue.TypedRateLimiter[string]) {
-		own := retrykube.NewRateLimiter[string](fullJitter(), retrykube.WithGuard(nil))
+	{"`NewRateLimiter`, full jitter, no guard, max of a 10 qps bucket", func() (workqueue.TypedRateLimiter[string], workqueue.TypedRateLimiter[string]) {
+		own := retrykube.NewRateLimiter[string](fullJitter().WithGuard(admission.Off))
 		return workqueue.NewTypedMaxOfRateLimiter(own, &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)}), own
 	}, goals{outage: true, busiest: true, memory: true}},
 	{"`NewRateLimiter`, `policy.Default()`, its own guard", alone(func() workqueue.TypedRateLimiter[string] {
@@ -201,9 +202,10 @@ var scenarioRows = []struct {
 	{"`NewRateLimiter`, full jitter, `policy.NewGuard(50, 1)` in the policy", alone(func() workqueue.TypedRateLimiter[string] {
 		return retrykube.NewRateLimiter[string](fullJitter().WithGuard(policy.NewGuard(50, 1)))
 	}, true), goals{outage: true, busiest: true, allDone: true, memory: true}},
-	{"`NewRateLimiter`, full jitter, `WithGuard(policy.NewGuard(50, 1))`", alone(func() workqueue.TypedRateLimiter[string] {
-		return retrykube.NewRateLimiter[string](fullJitter(), retrykube.WithGuard(policy.NewGuard(50, 1)))
-	}, true), goals{outage: true, busiest: true, allDone: true, memory: true}},
+	{"`NewRateLimiter`, full jitter, its own guard, max of a 10 qps bucket", func() (workqueue.TypedRateLimiter[string], workqueue.TypedRateLimiter[string]) {
+		own := retrykube.NewRateLimiter[string](fullJitter())
+		return workqueue.NewTypedMaxOfRateLimiter(own, &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(10, 100)}), own
+	}, goals{outage: true, busiest: true, memory: true}},
 }
 
 // TestScenario runs every row, prints the table in docs/kubernetes.md, and checks each
@@ -242,9 +244,6 @@ func TestScenarioBlip(t *testing.T) {
 		{"its own guard", func() workqueue.TypedRateLimiter[string] { return retrykube.NewRateLimiter[string](fullJitter()) }},
 		{"a guard in the policy", func() workqueue.TypedRateLimiter[string] {
 			return retrykube.NewRateLimiter[string](fullJitter().WithGuard(policy.NewGuard(50, 1)))
-		}},
-		{"WithGuard", func() workqueue.TypedRateLimiter[string] {
-			return retrykube.NewRateLimiter[string](fullJitter(), retrykube.WithGuard(policy.NewGuard(50, 1)))
 		}},
 	} {
 		o := runScenario(t, short, alone(r.new, true))

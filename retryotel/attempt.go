@@ -21,7 +21,10 @@ const attrHedge = attribute.Key("retry.hedge") // the attempt started beside one
 // WithoutAttemptSpans returns an Option that makes the Recorder start no
 // span for each attempt. The call's span still gets its events.
 func WithoutAttemptSpans() Option {
-	return func(c *config) { c.noAttemptSpans = true }
+	return func(c config) config {
+		c.noAttemptSpans = true
+		return c
+	}
 }
 
 // onAttempt starts the span of an attempt, as a child of the call's span,

@@ -53,8 +53,11 @@ func newAttrs(kvs ...attribute.KeyValue) attrs {
 	return attrs{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 }
 
-// An Option configures a [Recorder] built by [New].
-type Option func(*config)
+// An Option configures a [Recorder] built by [New]. A nil Option changes
+// nothing. Its shape is that of retry.Option.
+type Option func(config) config
+
+// config is what the Options of a Recorder set.
 
 type config struct {
 	mp             metric.MeterProvider
@@ -65,10 +68,11 @@ type config struct {
 // the global provider, otel.GetMeterProvider. A nil mp keeps the global
 // one.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *config) {
+	return func(c config) config {
 		if mp != nil {
 			c.mp = mp
 		}
+		return c
 	}
 }
 
@@ -131,7 +135,7 @@ func New(dependency string, opts ...Option) (*Recorder, error) {
 	c := config{mp: otel.GetMeterProvider()}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&c)
+			c = opt(c)
 		}
 	}
 	r := &Recorder{dep: newAttrs(attrDependency.String(dependency))}

@@ -55,7 +55,7 @@ var (
 //
 //   - An error whose SQLSTATE is in the retried set, whether fn, BEGIN or
 //     COMMIT returned it. The set is 40001 serialization_failure and 40P01
-//     deadlock_detected, unless [WithRetryIf] replaces it. The server has
+//     deadlock_detected, unless [WithSQLStates] replaces it. The server has
 //     rolled the transaction back.
 //   - A connection error from BEGIN or fn: a broken, closed or refused
 //     connection, an EOF, a network error, or a SQLSTATE of class 08 or from
@@ -65,7 +65,7 @@ var (
 //     [ErrCommitRolledBack]. It means that a statement in fn failed and fn
 //     returned nil all the same. Nothing was committed. The server does not
 //     say which error that was, so Tx retries it as it would a 40001 or 40P01
-//     that fn returned. It does not retry it when [WithRetryIf] emptied the
+//     that fn returned. It does not retry it when [WithSQLStates] emptied the
 //     retried set. A fn that swallows an error no retry cures rolls back on
 //     every attempt until p's limit, so let fn return such errors.
 //

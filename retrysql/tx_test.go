@@ -173,7 +173,7 @@ func TestTxCommitRolledBack(t *testing.T) {
 			// the error says that nothing was committed.
 			f = &fakeDB{commit: []error{cause}}
 			fn, runs = script()
-			err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithRetryIf())
+			err := retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithSQLStates())
 			require.ErrorIs(t, err, retrysql.ErrCommitRolledBack)
 			require.ErrorIs(t, err, cause)
 			require.NotErrorIs(t, err, retrysql.ErrAmbiguousCommit)
@@ -198,30 +198,30 @@ func TestTxCommitRolledBack(t *testing.T) {
 	require.ErrorIs(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now), retrysql.ErrAmbiguousCommit)
 }
 
-func TestWithRetryIfReplacesTheSet(t *testing.T) {
+func TestWithSQLStatesReplacesTheSet(t *testing.T) {
 	lockNotAvailable := &stateError{"55P03"}
 	serialization := &stateError{"40001"}
 
 	f := &fakeDB{}
 	fn, runs := script(lockNotAvailable, lockNotAvailable)
-	require.NoError(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithRetryIf("55P03")))
+	require.NoError(t, retrysql.Tx(context.Background(), open(t, f), nil, fn, now, retrysql.WithSQLStates("55P03")))
 	require.Equal(t, 3, *runs)
 
 	fn, runs = script(serialization)
-	err := retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithRetryIf("55P03"))
+	err := retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithSQLStates("55P03"))
 	require.Same(t, serialization, err)
 	require.Equal(t, 1, *runs)
 
 	// The later option wins; no codes retries no SQLSTATE, but connection
 	// errors before COMMIT still are.
 	fn, runs = script(io.ErrUnexpectedEOF, serialization)
-	err = retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithRetryIf("40001"), retrysql.WithRetryIf())
+	err = retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, retrysql.WithSQLStates("40001"), retrysql.WithSQLStates())
 	require.Same(t, serialization, err)
 	require.Equal(t, 2, *runs)
 
 	// The caller's slice is copied.
 	codes := []string{"55P03"}
-	opt := retrysql.WithRetryIf(codes...)
+	opt := retrysql.WithSQLStates(codes...)
 	codes[0] = "40001"
 	fn, runs = script(lockNotAvailable)
 	require.NoError(t, retrysql.Tx(context.Background(), open(t, &fakeDB{}), nil, fn, now, opt))
@@ -246,12 +246,14 @@ func TestTxInvalid(t *testing.T) {
 		{"invalid policy", func() error {
 			return retrysql.Tx(context.Background(), db, nil, fn, policy.Exponential(-time.Second))
 		}},
-		{"four-character code", func() error { return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("4001")) }},
+		{"four-character code", func() error {
+			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithSQLStates("4001"))
+		}},
 		{"lower-case code", func() error {
-			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("40p01"))
+			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithSQLStates("40p01"))
 		}},
 		{"empty code", func() error {
-			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("40001", ""))
+			return retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithSQLStates("40001", ""))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,7 +264,7 @@ func TestTxInvalid(t *testing.T) {
 	require.Zero(t, *runs)
 	begins, _, _ := f.counts()
 	require.Zero(t, begins)
-	require.EqualError(t, retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithRetryIf("4001")),
+	require.EqualError(t, retrysql.Tx(context.Background(), db, nil, fn, now, retrysql.WithSQLStates("4001")),
 		`retrysql: SQLSTATE code "4001" is not five digits or upper-case letters: policy: invalid`)
 }
 

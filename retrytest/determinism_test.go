@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retrytest"
@@ -94,7 +95,7 @@ func underSynctest(t *testing.T, seed uint64) []string {
 		in := mustNew(t, p)
 		srv := retrytest.NewServer(in.Handler(&counted{}))
 		defer srv.Close()
-		tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(time.Second).WithMaxAttempts(4), retryhttp.WithGuard(nil))
+		tr, err := retryhttp.New(srv.Client().Transport, policy.Constant(time.Second).WithMaxAttempts(4).WithGuard(admission.Off))
 		require.NoError(t, err)
 		client := &http.Client{Transport: tr}
 		for range 60 {

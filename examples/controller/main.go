@@ -64,10 +64,11 @@ func run(p policy.Policy) error {
 		}
 	}
 
-	// No guard, so that the timeline shows the schedule alone. A limiter
-	// has a guard of its own by default, which holds back requeues once 50
-	// in a row have failed.
-	queue := workqueue.NewTypedRateLimitingQueue(retrykube.NewRateLimiter[string](p, retrykube.WithGuard(nil)))
+	// A guard sized for 40 objects that each fail six to eight times in the
+	// outage, so that it holds no requeue back and the timeline shows the
+	// schedule alone. The limiter's own guard, NewGuard(50, 1), would hold
+	// the later requeues back for seconds once its tokens ran out.
+	queue := workqueue.NewTypedRateLimitingQueue(retrykube.NewRateLimiter[string](p.WithGuard(policy.NewGuard(1000, 1))))
 	factory := informers.NewSharedInformerFactory(client, 0)
 	informer := factory.Core().V1().ConfigMaps().Informer()
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -52,7 +52,7 @@ func TestIdentifierCheck(t *testing.T) {
 		{"a struct field", "`retry.Error.Attempts` and `retry.DoneEvent.Attempts`.", nil},
 		{"a constant's method", "`backoff.Full.String`", nil},
 		{"a method promoted from another module", "`retrytest.Clock.Add`", nil},
-		{"a module of its own", "`retrygrpc.WithRetryIf` and `retryriver.NewMiddleware`.", nil},
+		{"a module of its own", "`retrygrpc.WithCodes` and `retryriver.NewMiddleware`.", nil},
 		{"a generic call", "`retrykube.NewRateLimiter[string](p)`", nil},
 		{"a metric name is no identifier", "`retry.client.calls`", nil},
 		{"a name outside retrykit", "`http.DefaultTransport` and `errgroup.Group`.", nil},

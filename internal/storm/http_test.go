@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/storm"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -103,7 +104,7 @@ func TestStressStormTransportWithoutGuardStorms(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("plain retries through net/http: the heaviest run; without -race only")
 	}
-	plain := throughTransport(t, storm.Storm(), storm.Retrying(), retryhttp.WithGuard(nil))
+	plain := throughTransport(t, storm.Storm(), storm.Retrying().WithGuard(admission.Off))
 	_, ok := plain.Recovered(stallEnd, 0.95)
 	require.False(t, ok, "without its guard the Transport recovers, so the scenario is no storm")
 }

@@ -337,7 +337,7 @@ func TestCommitRolledBackIsCertain(t *testing.T) {
 		opts []retrysql.Option
 		runs int
 	}{
-		{"no SQLSTATE retried: not retried", []retrysql.Option{retrysql.WithRetryIf()}, 1},
+		{"no SQLSTATE retried: not retried", []retrysql.Option{retrysql.WithSQLStates()}, 1},
 		{"retried until the policy's limit", nil, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
