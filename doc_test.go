@@ -14,7 +14,7 @@ import (
 // pkg.go.dev attach them: Name for a function or type, Type_Method for a
 // method, _suffix for the package itself.
 var wantExamples = map[string][]string{
-	"backoff":   {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Kubelet"},
+	"backoff":   {"Default", "Keyed", "NewKeyed", "Keyed_Forget", "Cap"},
 	"policy":    {"Default", "Parse", "Policy_UnmarshalJSON", "Policy_MarshalText", "Policy_WithRandom", "Policy_WithResetRule", "NewGuard"},
 	"retry":     {"Do", "DoValue", "DoValue_result", "Loop", "Go", "Permanent", "After", "WithHooks", "SlogHooks", "_attemptTimeout"},
 	"retryhttp": {"New", "New_invalidPolicy", "WithRetryOptions"},

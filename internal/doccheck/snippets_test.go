@@ -103,7 +103,7 @@ var ErrNotFound = errors.New("not found")`,
 		after:   "return nil",
 	},
 	"docs/migrating.md: What behaves differently from go-retryablehttp": {
-		imports: []string{"net/http", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
+		imports: []string{"net/http", "github.com/retrykit/retrykit/retryhttp"},
 		after:   "_ = retryLikeRetryablehttp",
 	},
 	"docs/migrating.md: Porting an avast/retry-go call": {
