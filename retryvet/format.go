@@ -9,11 +9,10 @@ import (
 // A directive is one verb of a fmt format string, with its flags, width,
 // precision and argument index.
 type directive struct {
-	start, end int    // byte offsets of the directive in the format, from its % to its verb
-	verb       rune   // the verb: 'v' in "%+v"
-	arg        int    // the argument it formats, 0 for the first after the format
-	star       bool   // a width or precision comes from an argument
-	index      string // an explicit argument index right before the verb: "[2]" in "%[2]v"
+	start, end int  // byte offsets of the directive in the format, from its % to its verb
+	verb       rune // the verb: 'v' in "%+v"
+	arg        int  // the argument it formats, 0 for the first after the format
+	star       bool // a width or precision comes from an argument
 }
 
 // parseFormat returns the directives of format that format an argument,
@@ -39,9 +38,7 @@ func parseFormat(format string) []directive {
 			i, arg = argIndex(format, i+1, arg)
 			i, arg = number(format, i, arg, &d)
 		}
-		from := i
 		i, arg = argIndex(format, i, arg)
-		d.index = format[from:i]
 		if i >= len(format) {
 			break
 		}

@@ -88,5 +88,5 @@ func wrapFix(lit ast.Expr, format string, k int) []analysis.SuggestedFix {
 }
 
 func sameDirective(a, b directive) bool {
-	return a.verb == b.verb && a.arg == b.arg && a.star == b.star && a.index == b.index
+	return a.verb == b.verb && a.arg == b.arg && a.star == b.star
 }
