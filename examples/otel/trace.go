@@ -29,25 +29,19 @@ var shown = []attribute.Key{
 	"http.request.resend_count", "http.response.status_code",
 }
 
-// traceOne makes one call to url under a span of its own, through a
-// Transport whose base is otelhttp's on retryotel.ResendCount, with rec's
-// hooks, and prints the spans it recorded as a tree.
+// traceOne makes one call to url under a span of its own, through the
+// client tracedClient makes, and prints the spans it recorded as a tree.
 func traceOne(rec *retryotel.Recorder, url string) error {
 	exporter := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 
-	// The wiring: retryhttp over otelhttp over ResendCount. The Recorder's
-	// hooks start a span for each attempt under the call's, and otelhttp's
-	// client span hangs under the attempt's.
-	inner := otelhttp.NewTransport(retryotel.ResendCount(nil), otelhttp.WithTracerProvider(tp))
 	p := policy.Exponential(5 * time.Millisecond).WithMaxAttempts(4)
-	tr, err := retryhttp.New(inner, p, retryhttp.WithRetryOptions(retry.WithHooks(rec.Hooks())))
+	client, err := tracedClient(rec, tp, p)
 	if err != nil {
 		return err
 	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	defer client.CloseIdleConnections()
 
 	ctx, span := tp.Tracer("checkout").Start(context.Background(), "checkout")
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -65,6 +59,21 @@ func traceOne(rec *retryotel.Recorder, url string) error {
 	fmt.Printf("\nGET /traced under the span checkout, policy %v: %s\n", p, resp.Status)
 	printTree(exporter.GetSpans())
 	return nil
+}
+
+// tracedClient returns a client whose Transport is retryhttp's over
+// otelhttp's over retryotel.ResendCount, with rec's hooks. The Recorder's
+// hooks start a span for each attempt under the call's, and otelhttp's
+// client span hangs under the attempt's. A program makes such a client once
+// per dependency and keeps it, so that every call shares its guard and its
+// connections.
+func tracedClient(rec *retryotel.Recorder, tp trace.TracerProvider, p policy.Policy) (*http.Client, error) {
+	inner := otelhttp.NewTransport(retryotel.ResendCount(nil), otelhttp.WithTracerProvider(tp))
+	tr, err := retryhttp.New(inner, p, retryhttp.WithRetryOptions(retry.WithHooks(rec.Hooks())))
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: tr, Timeout: 5 * time.Second}, nil
 }
 
 // printTree prints spans as a tree, each span indented under its parent,

@@ -18,7 +18,7 @@ import (
 // identifiers the Markdown pages name in them must exist.
 var packages = []string{
 	"backoff", "policy", "retry", "retryhttp", "retrysql", "retrytest",
-	"retrygrpc", "retryotel", "retrykube", "retryriver",
+	"retrygrpc", "retryotel", "retrykube", "retryriver", "retryvet",
 }
 
 // TestIdentifiers checks that every identifier of a retrykit package that

@@ -209,6 +209,56 @@ var ErrBusy = errors.New("busy")`,
 		sig:   "(p policy.Policy, rec *retryotel.Recorder) error",
 		after: "_ = client\nreturn nil",
 	},
+	"docs/retryvet.md: ctx": {
+		imports: []string{"context", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Order struct{}\n\ntype Inventory struct{}\n\nfunc (*Inventory) Reserve(context.Context, Order) error { return nil }\n\nvar _ = reserve",
+		top:     true,
+	},
+	"docs/retryvet.md: ctx #2": {
+		imports: []string{"context", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Order struct{}\n\ntype Inventory struct{}\n\nfunc (*Inventory) Reserve(context.Context, Order) error { return nil }\n\nvar _ = reserve",
+		top:     true,
+	},
+	"docs/retryvet.md: percall": {
+		imports: []string{"context", "net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
+		decls:   "type Server struct{ policy policy.Policy }\n\nfunc (s *Server) charge(context.Context) error { return nil }\n\nvar _, _ = (*Server).handleOrder, fetchPrice",
+		top:     true,
+	},
+	"docs/retryvet.md: percall #2": {
+		imports: []string{"context", "net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
+		decls:   "type Server struct{ policy policy.Policy }\n\nfunc (s *Server) charge(context.Context) error { return nil }\n\nvar _, _ = (*Server).handleOrder, newPriceClient",
+		top:     true,
+	},
+	"docs/retryvet.md: permanent": {
+		imports: []string{"context", "errors", "fmt", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Card struct{ ID string }\n\ntype Payments struct{}\n\nfunc (*Payments) Charge(context.Context, Card) error { return nil }\n\nvar ErrDeclined = errors.New(\"declined\")\n\nvar _ = charge",
+		top:     true,
+	},
+	"docs/retryvet.md: permanent #2": {
+		imports: []string{"context", "errors", "fmt", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Card struct{ ID string }\n\ntype Payments struct{}\n\nfunc (*Payments) Charge(context.Context, Card) error { return nil }\n\nvar ErrDeclined = errors.New(\"declined\")\n\nvar _ = charge",
+		top:     true,
+	},
+	"docs/retryvet.md: limit": {
+		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Server struct{}\n\nfunc (s *Server) checkStock(context.Context) error { return nil }\n\nvar _ = (*Server).handleStock",
+		top:     true,
+	},
+	"docs/retryvet.md: limit #2": {
+		imports: []string{"context", "net/http", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Server struct{}\n\nfunc (s *Server) checkStock(context.Context) error { return nil }\n\nvar _, _ = (*Server).handleStock, (*Server).handleRestock",
+		top:     true,
+	},
+	"docs/retryvet.md: sleep": {
+		imports: []string{"context", "errors", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Quote struct{}\n\ntype Quotes struct{}\n\nfunc (*Quotes) Get(context.Context) (Quote, error) { return Quote{}, nil }\n\nvar ErrRateLimited = errors.New(\"rate limited\")\n\nvar _ = fetchQuote",
+		top:     true,
+	},
+	"docs/retryvet.md: sleep #2": {
+		imports: []string{"context", "errors", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Quote struct{}\n\ntype Quotes struct{}\n\nfunc (*Quotes) Get(context.Context) (Quote, error) { return Quote{}, nil }\n\nvar ErrRateLimited = errors.New(\"rate limited\")\n\nvar _ = fetchQuote",
+		top:     true,
+	},
 	"doc.go: package": {
 		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls:   "var client interface{ Ping(context.Context) error }",

@@ -13,7 +13,7 @@ import (
 
 // libraryModules are the folders, relative to the repository's root, of the
 // modules a user requires. Each is tagged and published at every release.
-var libraryModules = []string{".", "retrygrpc", "retryotel", "retrykube", "retryriver", "retrysql/pgtest"}
+var libraryModules = []string{".", "retrygrpc", "retryotel", "retrykube", "retryriver", "retrysql/pgtest", "retryvet"}
 
 // unpublished are the module folders, as path.Match patterns, that are not
 // released: the benchmarks, the peers, the examples and internal tools.

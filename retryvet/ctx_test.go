@@ -1,0 +1,14 @@
+package retryvet_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/retrykit/retrykit/retryvet"
+)
+
+func TestCtx(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, analysistest.TestData(), retryvet.Ctx, "ctx")
+}
