@@ -23,14 +23,14 @@ var (
 //   - An [*Error] matching [ErrExhausted] and the last error, when the
 //     attempt limit or the time limit ends the call. Do never starts a wait
 //     that would end past the time limit. It gives up then and there. On a
-//     context from [Serve] whose request is a retry already, the first
+//     served request's context, when it is a retry already, the first
 //     failed answer of the dependency ends the call with this error.
 //   - An [*Error] matching [ErrThrottled] and the last error, when the call
 //     reaches its attempt or time limit while the policy's guard holds its
 //     retries back. A denied retry does not end the call by itself. The call
 //     waits the next delay and asks again. The denied retry uses up the
 //     attempt it replaced. When ctx's deadline comes first, the call ends
-//     with ctx's error instead. On a context from [Serve], the call does
+//     with ctx's error instead. On a served request's context, the call does
 //     not wait for a token. It ends at once with this error when its guard
 //     has no whole token left.
 //   - An [*Error] matching ctx's error and the last error, when ctx is done.
@@ -54,10 +54,12 @@ var (
 // timer. A call that waits on the real clock uses one timer, however many
 // times it waits. A panic in fn is not recovered.
 //
-// On a context from [Serve] whose request is a retry already, the call
-// does not retry an answer of its dependency. It still retries an attempt
-// that never reached the dependency, such as a refused connection. Its end
-// is recorded for the server, as [Served] says.
+// A served request's context is the one that retryhttp.Handler or
+// retrygrpc's server interceptors give a handler. On it, when the request
+// is a retry already, the call does not retry an answer of its dependency.
+// It still retries an attempt that never reached the dependency, such as a
+// refused connection. Its end is recorded for the server, by the rule of
+// docs/layers.md.
 //
 // Time counts from the start of the call, the first attempt included. The
 // time limit, [Error].Elapsed and the hooks' Elapsed all count from there. Elapsed

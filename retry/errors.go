@@ -17,9 +17,9 @@ var ErrExhausted = errors.New("retry: exhausted")
 // attempts or time while its policy's guard holds its retries back. The
 // error matches the last attempt's error too. The call waited each delay of
 // its schedule. The guard denied the retries that were to follow, so they
-// were not made. On a context from [Serve], the call does not wait for a
-// token. It ends at once with ErrThrottled when its guard has no whole
-// token left. [Loop] is never ended by the guard. See policy.Guard.
+// were not made. On a served request's context (see [Do]), the call does
+// not wait for a token. It ends at once with ErrThrottled when its guard
+// has no whole token left. [Loop] is never ended by the guard. See policy.Guard.
 var ErrThrottled = errors.New("retry: retries throttled")
 
 // ErrShed is matched by the error of a call that the policy's guard held
@@ -74,7 +74,7 @@ type Error struct {
 	//   - ErrExhausted: the attempt or time limit ended the call. A hint
 	//     that would have ended past the time limit gives this Cause too.
 	//   - ErrThrottled: a limit ended the call while the guard denied its
-	//     retries. On a context from [Serve], the call does not wait for a
+	//     retries. On a served request's context, the call does not wait for a
 	//     token. It ends at once with ErrThrottled when its guard has no
 	//     whole token left.
 	//   - The context's error: the context ended the call. It is

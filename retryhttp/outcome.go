@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/retrykit/retrykit/internal/neterr"
 	"github.com/retrykit/retrykit/retry"
 )
 
@@ -96,7 +97,7 @@ func (c *call) tell(admitted bool, resp *http.Response, err error) {
 		return
 	}
 	switch {
-	case err != nil && !retry.ConnectionError(err):
+	case err != nil && !neterr.Connection(err):
 	case err != nil:
 		g.Record(admitted, retry.Classify(err).Outcome)
 	case failed(resp):
