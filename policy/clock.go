@@ -9,8 +9,8 @@ import "time"
 //
 // When a policy has a Clock, package retry reads Now from it and compares it
 // with a context's deadline. So a context given to retry.Do should take its
-// deadline from the same clock. The benbjohnson Mock has WithTimeout for
-// that.
+// deadline from the same clock. The benbjohnson Mock and retrytest.Clock
+// have WithTimeout for that.
 type Clock interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time

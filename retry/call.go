@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/classify"
+	"github.com/retrykit/retrykit/internal/served"
 	"github.com/retrykit/retrykit/policy"
 )
 
@@ -40,7 +41,7 @@ type call struct {
 	admitted bool               // the attempt just made was a retry the guard admitted
 	started  bool               // the reset rule started the back-off over before this wait
 	verdict  classify.Verdict   // what the last attempt's error says to the loop
-	served   *Served            // the record of the request that ctx serves, if any (see Serve)
+	served   *served.Record     // the record of the request that ctx serves, if any
 	mixed    bool               // an attempt failed without showing overload
 	entered  bool               // the guard counts the next attempt as running already (Guard.Enter)
 	nested   bool               // ctx carries another call's attempt number
@@ -61,7 +62,7 @@ func (c *call) init(ctx context.Context, p policy.Policy, hooks *hookSet, loop b
 	}
 	c.done = ctx.Done()
 	c.deadline, _ = ctx.Deadline()
-	c.served = served(ctx)
+	c.served = served.From(ctx)
 	c.nested = carriesAttempt(ctx)
 	if err := p.Validate(); err != nil {
 		return c.finish(err)

@@ -27,10 +27,12 @@ var (
 // timer. A call that waits on the real clock uses one timer, however many
 // times it waits. A panic in fn is not recovered.
 //
-// On a context from [Serve] whose request is a retry already, the call
-// does not retry an answer of its dependency. It still retries an attempt
-// that never reached the dependency, such as a refused connection. Its end
-// is recorded for the server, as [Served] says.
+// A served request's context is the one that retryhttp.Handler or
+// retrygrpc's server interceptors give a handler. On it, when the request
+// is a retry already, the call does not retry an answer of its dependency.
+// It still retries an attempt that never reached the dependency, such as a
+// refused connection. Its end is recorded for the server, by the rule of
+// docs/layers.md.
 //
 // Time counts from the start of the call, the first attempt included. The
 // time limit, [Error].Elapsed and the hooks' Elapsed all count from there. Elapsed

@@ -17,10 +17,11 @@
 // passes on a server's hint of how long to wait. [Hooks] observe each
 // attempt, each wait and the end, and [SlogHooks] logs them.
 //
-// A server tells its callers not to retry a failure that a retry would
-// only repeat. [Serve] records the calls made on a served request's
-// context. [Served] says whether the server's failed answer should push
-// back. An operation whose server pushed back wraps [ErrPushback].
+// A server behind retryhttp.Handler or retrygrpc's server interceptors
+// tells its callers not to retry a failure that a retry would only repeat.
+// The calls made on the request's context are recorded for it, by the rule
+// of docs/layers.md. An operation whose server pushed back wraps
+// [ErrPushback].
 //
 // # The loop
 //

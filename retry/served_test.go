@@ -12,24 +12,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/neterr"
+	"github.com/retrykit/retrykit/internal/served"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
+
+// serve returns a context that records its calls as a server behind
+// retryhttp.Handler does, with previous attempts before it.
+func serve(previous int) (context.Context, *served.Record) {
+	return served.Serve(context.Background(), previous, neterr.Connection)
+}
 
 // fast is a policy of 4 attempts that waits nothing.
 var fast = policy.Constant(0).WithMaxAttempts(4)
 
 func TestServedNothingFailed(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	require.NoError(t, retry.Do(ctx, func(context.Context) error { return nil }, fast))
 	require.False(t, s.Pushback())
-	var none *retry.Served
-	require.False(t, none.Pushback(), "a nil Served says nothing")
-	require.Zero(t, retry.PreviousAttempts(context.Background()))
 }
 
 func TestServedPartialFailureSaysRetry(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	n := 0
 	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, fast)
 	require.ErrorIs(t, err, retry.ErrExhausted)
@@ -47,7 +52,7 @@ func stalledGuard() *policy.Guard {
 }
 
 func TestServedOverloadSaysRepeat(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(stalledGuard()))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.True(t, s.Pushback(), "every attempt timed out, and so did the guard's last 16")
@@ -60,7 +65,7 @@ func TestServedOverloadSaysRepeat(t *testing.T) {
 // succeed.
 func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 	g := policy.NewGuard(50, 1)
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	err := retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.False(t, protocol(g).Stalled())
@@ -76,11 +81,11 @@ func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 		protocol(low).Record(false, admit.Succeeded)
 		protocol(low).Record(true, admit.Overloaded)
 	}
-	ctx, s = retry.Serve(context.Background(), 0)
+	ctx, s = serve(0)
 	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast.WithGuard(low))
 	require.False(t, s.Pushback(), "a guard low on tokens, but with answers among its attempts")
 
-	ctx, s = retry.Serve(context.Background(), 0)
+	ctx, s = serve(0)
 	_ = retry.Do(ctx, func(context.Context) error { return context.DeadlineExceeded }, fast)
 	require.False(t, s.Pushback(), "without a guard, nothing corroborates one call's overload")
 }
@@ -88,7 +93,7 @@ func TestServedOverloadByChanceSaysRetry(t *testing.T) {
 func TestServedEmptyGuardSaysRepeat(t *testing.T) {
 	g := policy.NewGuard(1, 1)
 	p := fast.WithGuard(g)
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	_ = retry.Do(ctx, func(context.Context) error { return errFlaky }, p)
 	require.Less(t, protocol(g).Tokens(), 1.0)
 	require.True(t, s.Pushback(), "the guard has no token left: retries to it do not pay off")
@@ -98,14 +103,14 @@ func TestServedThrottledSaysRepeat(t *testing.T) {
 	g := policy.NewGuard(1, 1)
 	busy(t, g) // not alone in flight, so the guard denies
 	drain(g)
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	err := retry.Do(ctx, func(context.Context) error { return errFlaky }, policy.Constant(time.Millisecond).WithMaxAttempts(3).WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrThrottled)
 	require.True(t, s.Pushback())
 }
 
 func TestServedDownstreamPushback(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	g := policy.NewGuard(50, 1)
 	n := 0
 	err := retry.Do(ctx, func(context.Context) error {
@@ -121,8 +126,8 @@ func TestServedDownstreamPushback(t *testing.T) {
 }
 
 func TestServedRetryMakesOneAttempt(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 2)
-	require.Equal(t, 2, retry.PreviousAttempts(ctx))
+	ctx, s := serve(2)
+	require.Equal(t, 2, served.PreviousAttempts(ctx))
 	n := 0
 	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, fast)
 	require.ErrorIs(t, err, retry.ErrExhausted)
@@ -131,7 +136,7 @@ func TestServedRetryMakesOneAttempt(t *testing.T) {
 }
 
 func TestServedLastFailedCallCounts(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	overload := func(context.Context) error { return context.DeadlineExceeded }
 	flaky := func(context.Context) error { return errFlaky }
 	ok := func(context.Context) error { return nil }
@@ -146,7 +151,7 @@ func TestServedLastFailedCallCounts(t *testing.T) {
 }
 
 func TestServedCallerCancelledSaysNothing(t *testing.T) {
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	ctx, cancel := context.WithCancel(ctx)
 	err := retry.Do(ctx, func(context.Context) error { cancel(); return context.DeadlineExceeded }, policy.Constant(time.Hour).WithMaxAttempts(4))
 	require.ErrorIs(t, err, context.Canceled)
@@ -156,7 +161,7 @@ func TestServedCallerCancelledSaysNothing(t *testing.T) {
 func TestServedEmptyGuardEndsAtOnce(t *testing.T) {
 	g := policy.NewGuard(1, 1)
 	drain(g)
-	ctx, s := retry.Serve(context.Background(), 0)
+	ctx, s := serve(0)
 	n := 0
 	err := retry.Do(ctx, func(context.Context) error { n++; return errFlaky }, policy.Constant(time.Hour).WithMaxAttempts(4).WithGuard(g))
 	require.ErrorIs(t, err, retry.ErrThrottled)
@@ -170,7 +175,7 @@ func TestServedEmptyGuardEndsAtOnce(t *testing.T) {
 
 func TestServedHopsOwnFailuresAreRetried(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	ctx, s := retry.Serve(context.Background(), 1)
+	ctx, s := serve(1)
 	g := policy.NewGuard(1, 1)
 	drain(g)
 	n := 0
@@ -178,6 +183,19 @@ func TestServedHopsOwnFailuresAreRetried(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.Equal(t, 4, n, "a refused connection reached nothing downstream: retried as the policy says, while serving a retry and with an empty guard")
 	require.False(t, s.Pushback(), "the hop's own failure asks no pushback upstream")
+}
+
+// TestServedHopsOwnFailuresAreTheServerSidesCall: package retry imports no
+// network, so the server side that made the record says which failures
+// never reached the dependency. A record without that judge retries none
+// of them while serving a retry.
+func TestServedHopsOwnFailuresAreTheServerSidesCall(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	ctx, _ := served.Serve(context.Background(), 1, nil)
+	n := 0
+	err := retry.Do(ctx, func(context.Context) error { n++; return refused }, fast)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 1, n, "no judge of network errors: the refusal counts as an answer")
 }
 
 // TestServedRetryStartsNoHedge: a hedged call made while serving a retry
@@ -197,7 +215,7 @@ func TestServedRetryStartsNoHedge(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx, _ := retry.Serve(context.Background(), 1)
+				ctx, _ := serve(1)
 				a := &attemptPlan{steps: tt.steps}
 				var ev events
 				p := policy.Constant(time.Millisecond).WithMaxAttempts(4).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond})

@@ -8,17 +8,17 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
-	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/internal/served"
 )
 
 // withPrevious returns ctx carrying the previous-attempts header for attempt
 // n (counting the first attempt), when it is a retry or is made while serving
-// one (see retry.PreviousAttempts). The header gets one value, in place of any
+// one (see UnaryServerInterceptor). The header gets one value, in place of any
 // the outgoing metadata has, so that a hop that forwards its incoming
 // metadata does not send its caller's count beside its own. Otherwise it
 // returns ctx itself.
 func withPrevious(ctx context.Context, n int) context.Context {
-	prev := addAttempts(n-1, retry.PreviousAttempts(ctx))
+	prev := addAttempts(n-1, served.PreviousAttempts(ctx))
 	if prev <= 0 {
 		return ctx
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/internal/served"
 )
 
 func TestPreviousReadsTheHeader(t *testing.T) {
@@ -68,7 +68,7 @@ func TestWithPreviousSetsOneValue(t *testing.T) {
 		{"the largest attempt", 5, math.MaxInt, nil, []string{maxInt}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, _ := retry.Serve(context.Background(), tc.served)
+			ctx, _ := served.Serve(context.Background(), tc.served, nil)
 			ctx = metadata.AppendToOutgoingContext(ctx, "x-other", "kept")
 			for _, v := range tc.outgoing {
 				ctx = metadata.AppendToOutgoingContext(ctx, PreviousAttemptsKey, v)

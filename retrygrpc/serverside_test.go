@@ -177,3 +177,44 @@ func TestServerHopsOwnFailureRetried(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.NotErrorIs(t, err, retry.ErrPushback)
 }
+
+// dialHop is a health service whose Check dials addr through retry.Do on
+// the call's context, and fails when every attempt failed.
+type dialHop struct {
+	healthpb.UnimplementedHealthServer
+	addr     string
+	attempts atomic.Int32
+}
+
+func (d *dialHop) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	err := retry.Do(ctx, func(context.Context) error {
+		d.attempts.Add(1)
+		c, err := net.Dial("tcp", d.addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}, hopPolicy)
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, "downstream unreachable")
+	}
+	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
+}
+
+// TestServerServingARetryRetriesUnreached: while the interceptor serves a
+// retry, a call whose attempts never reach the dependency (a refused dial)
+// is still retried as its policy says. Package retry imports no network:
+// the interceptor tells it which failures are the hop's own.
+func TestServerServingARetryRetriesUnreached(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hop := &dialHop{addr: lis.Addr().String()}
+	require.NoError(t, lis.Close()) // connections are refused
+	c := serveHop(t, hop)
+	ctx := metadata.AppendToOutgoingContext(t.Context(), retrygrpc.PreviousAttemptsKey, "1")
+	var trailer metadata.MD
+	_, err = c.Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Trailer(&trailer))
+	require.Equal(t, codes.Unavailable, status.Code(err))
+	require.EqualValues(t, 4, hop.attempts.Load(), "a refused dial is the hop's own failure: retried while serving a retry")
+	require.Empty(t, trailer.Get(retrygrpc.PushbackKey))
+}

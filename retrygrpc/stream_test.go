@@ -17,13 +17,12 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrygrpc"
-	"github.com/retrykit/retrykit/retrytest"
 )
 
-func streaming(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *retrytest.Clock) {
+func streaming(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *countedClock) {
 	t.Helper()
-	clk := retrytest.NewClock()
-	clk.Set(time.Now())
+	clk := newCountedClock()
+	setClock(clk, time.Now())
 	c := serve(t, h, grpc.WithStreamInterceptor(retrygrpc.StreamClientInterceptor(p.WithClock(clk), opts...)))
 	return c, clk
 }
@@ -148,7 +147,7 @@ func TestStreamDeadlineShorterThanNextWait(t *testing.T) {
 	c, clk := streaming(t, h, policy.Constant(3*time.Second))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	clk.Set(time.Now().Add(58 * time.Second))
+	setClock(clk, time.Now().Add(58*time.Second))
 	r := <-watch(ctx, c)
 	require.Equal(t, codes.DeadlineExceeded, status.Code(r.err))
 	var re *retry.Error

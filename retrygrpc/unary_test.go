@@ -15,7 +15,6 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrygrpc"
-	"github.com/retrykit/retrykit/retrytest"
 )
 
 var req = &healthpb.HealthCheckRequest{}
@@ -23,13 +22,16 @@ var req = &healthpb.HealthCheckRequest{}
 // unary returns a client whose calls go through the unary interceptor under
 // p, and a mock clock (set to the real time, so that real deadlines and
 // mock waits can be compared) that p waits on.
-func unary(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *retrytest.Clock) {
+func unary(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *countedClock) {
 	t.Helper()
-	clk := retrytest.NewClock()
-	clk.Set(time.Now())
+	clk := newCountedClock()
+	setClock(clk, time.Now())
 	c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p.WithClock(clk), opts...)))
 	return c, clk
 }
+
+// setClock moves clk forward to t, a time after the clock's own.
+func setClock(clk *countedClock, t time.Time) { clk.Add(t.Sub(clk.Now())) }
 
 // check runs Check in a goroutine: the test advances the clock meanwhile.
 func check(ctx context.Context, c healthpb.HealthClient, opts ...grpc.CallOption) <-chan error {
@@ -172,7 +174,7 @@ func TestUnaryDeadlineShorterThanNextWait(t *testing.T) {
 			c, clk := unary(t, h, policy.Constant(3*time.Second))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			clk.Set(time.Now().Add(58 * time.Second)) // two seconds of the deadline left
+			setClock(clk, time.Now().Add(58*time.Second)) // two seconds of the deadline left
 			_, err := c.Check(ctx, req)
 			require.Equal(t, codes.DeadlineExceeded, status.Code(err))
 			require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -281,7 +283,7 @@ func TestUnaryGRPCRetryMultiplies(t *testing.T) {
 		want      int
 	}{{grpcRetry: true, want: 4}, {grpcRetry: false, want: 2}} {
 		h := &health{steps: []step{{code: codes.Unavailable}}}
-		clk := retrytest.NewClock()
+		clk := newCountedClock()
 		p := policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk)
 		c := serveRetry(t, h, tc.grpcRetry,
 			grpc.WithDefaultServiceConfig(grpcRetryConfig),

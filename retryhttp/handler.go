@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/retrykit/retrykit/internal/neterr"
+	"github.com/retrykit/retrykit/internal/served"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -37,8 +39,9 @@ const (
 //     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //
-// retry.Served gives the exact rule. Nothing else is added to the answer,
-// so no detail of the failure leaves the server.
+// The exact rule, with the calls that send nothing, is in docs/layers.md,
+// under "The rule". Nothing else is added to the answer, so no detail of the
+// failure leaves the server.
 //
 // A Transport that gets a response with that header does not retry it.
 // [Err] returns an error matching retry.ErrPushback for it, and the guard
@@ -49,7 +52,11 @@ const (
 // attempts that came before, which a Transport sends on its retries. While
 // it is 1 or more, the retrykit calls h makes on the request's context make
 // one attempt each, since the caller retries already. So the attempts of a
-// chain of servers add up rather than multiply. A garbled or negative value
+// chain of servers add up rather than multiply. An attempt that never
+// reached the dependency, such as a refused connection, is still retried as
+// the policy says. Whatever the header, such a call retries an answer of
+// its dependency only while its guard has a whole token left. Otherwise it
+// ends at once with retry.ErrThrottled and the answer carries the header. A garbled or negative value
 // counts as 0. A value too large for an int counts as the largest int.
 //
 // A handler that answers a success, a fallback included, sends no signal.
@@ -61,7 +68,7 @@ func Handler(h http.Handler) http.Handler {
 		h = http.NotFoundHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, s := retry.Serve(r.Context(), parsePrevious(r.Header.Get(previousHeader)))
+		ctx, s := served.Serve(r.Context(), parsePrevious(r.Header.Get(previousHeader)), neterr.Connection)
 		h.ServeHTTP(&pushbackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx))
 	})
 }
@@ -80,7 +87,7 @@ func parsePrevious(v string) int {
 // request's record says so, as the final status is written.
 type pushbackWriter struct {
 	http.ResponseWriter
-	s     *retry.Served
+	s     *served.Record
 	wrote bool // the final status is written
 }
 
@@ -150,7 +157,7 @@ func (e *pushbackError) Unwrap() []error { return []error{retry.ErrPushback, e.e
 // when the attempt, the nth of its request, is a retry or is made while
 // serving one.
 func withPrevious(r *http.Request, n int) *http.Request {
-	prev := addAttempts(n-1, retry.PreviousAttempts(r.Context()))
+	prev := addAttempts(n-1, served.PreviousAttempts(r.Context()))
 	if prev <= 0 {
 		return r
 	}
@@ -178,7 +185,7 @@ var once = policy.Constant(0).WithMaxAttempts(1)
 // recordFailure ends, through package retry, the call of a request whose
 // first attempt failed in a way the Transport does not retry, so that a
 // server serving the request's context records it as the call that failed
-// last (see retry.Served), as it records every call that retried.
+// last (see Handler), as it records every call that retried.
 func recordFailure(req *http.Request, resp *http.Response, err error) {
 	if err == nil {
 		err = &statusError{status: resp.Status, code: resp.StatusCode, final: true}

@@ -20,7 +20,6 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
-	"github.com/retrykit/retrykit/retrytest"
 )
 
 // hopPolicy is the policy of every hop in these tests: 4 attempts, no wait.
@@ -404,7 +403,7 @@ func TestHandlerServingARetryHedgesNothing(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(leafSrv.Close)
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	tr, err := retryhttp.New(nil, hopPolicy.WithClock(clk).WithHedging(policy.Hedging{Delay: time.Second}))
 	require.NoError(t, err)
 	mid := startMid(t, &http.Client{Transport: tr}, false, leafSrv.URL)

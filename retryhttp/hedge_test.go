@@ -19,7 +19,6 @@ import (
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
-	"github.com/retrykit/retrykit/retrytest"
 )
 
 // scripted is a RoundTripper whose i-th request (from 1) is answered by
@@ -53,7 +52,7 @@ func (b *trackedBody) Close() error {
 	return nil
 }
 
-func hedgingClient(t *testing.T, rt http.RoundTripper, clk *retrytest.Clock, attempts int) *http.Client {
+func hedgingClient(t *testing.T, rt http.RoundTripper, clk policy.Clock, attempts int) *http.Client {
 	t.Helper()
 	tr, err := retryhttp.New(rt, policy.Constant(time.Second).WithMaxAttempts(attempts).WithClock(clk).
 		WithHedging(policy.Hedging{Delay: time.Second}))
@@ -73,7 +72,7 @@ func TestHedgedGetWinsAndTheLosersResponseIsReleased(t *testing.T) {
 		}
 		return s.respond(200, "fast"), nil
 	}
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	client := hedgingClient(t, s, clk, 3)
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -105,7 +104,7 @@ func TestHedgedFinalResponseUntouchedAndTheOtherReleased(t *testing.T) {
 		close(first)
 		return s.respond(503, "second"), nil
 	}
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	client := hedgingClient(t, s, clk, 2) // the hedge is the last attempt
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -141,7 +140,7 @@ func TestHedgingOnlyIdempotentRewindableRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &scripted{closed: make(chan string, 4)}
 			s.answer = func(int, *http.Request) (*http.Response, error) { return s.respond(200, "ok"), nil }
-			clk := retrytest.NewClock()
+			clk := newCountedClock()
 			resp, err := hedgingClient(t, s, clk, 3).Do(tt.req())
 			require.NoError(t, err)
 			require.NoError(t, resp.Body.Close())
@@ -163,7 +162,7 @@ func TestHedgedPutSendsItsBodyWithEveryAttempt(t *testing.T) {
 		}
 		return s.respond(200, "stored"), nil
 	}
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	client := hedgingClient(t, s, clk, 3)
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -195,7 +194,7 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 		}
 		return s.respond(200, "ok"), nil
 	}
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	var ev atomic.Value
 	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk).
 		WithHedging(policy.Hedging{Delay: time.Second}),
@@ -246,7 +245,7 @@ func TestHedgedRetryableResponsesAreClosedOnce(t *testing.T) {
 		mu.Unlock()
 		return &http.Response{StatusCode: 503, Status: "503 Service Unavailable", Header: http.Header{}, Body: b}, nil
 	})
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	client := hedgingClient(t, rt, clk, 4)
 	done := make(chan *http.Response, 1)
 	go func() {

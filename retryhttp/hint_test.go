@@ -9,11 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retrytest"
 )
 
 func TestRetryAfterHonouredAsGivenAboveTheCap(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"400"}}}
 	p := policy.Default().WithCap(time.Minute).WithMaxHint(10 * time.Minute).WithClock(clk)
 	srv, client := serveWith(t, f, p)
@@ -41,7 +40,7 @@ func TestRetryAfterPastTheHintCeilingReturnsTheResponse(t *testing.T) {
 		{"61", policy.Constant(time.Second).WithMaxHint(time.Minute)},
 	} {
 		t.Run(tt.header, func(t *testing.T) {
-			clk := retrytest.NewClock()
+			clk := newCountedClock()
 			srv, _ := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", tt.header)
 				w.WriteHeader(http.StatusServiceUnavailable)

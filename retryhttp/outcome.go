@@ -6,8 +6,8 @@ import (
 
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/classify"
+	"github.com/retrykit/retrykit/internal/neterr"
 	"github.com/retrykit/retrykit/policy"
-	"github.com/retrykit/retrykit/retry"
 )
 
 // Err returns why the Transport stopped retrying a request whose final
@@ -90,7 +90,7 @@ func (c *call) tell(admitted bool, resp *http.Response, err error) {
 		return
 	}
 	switch {
-	case err != nil && !retry.ConnectionError(err):
+	case err != nil && !neterr.Connection(err):
 	case err != nil:
 		g.Record(admitted, classify.Of(err).Outcome)
 	case failed(resp):

@@ -129,18 +129,19 @@ func TestParkedRequestsShareOneConnection(t *testing.T) {
 }
 
 // timeoutClock is a retrytest.Clock that also tells the test, on timeouts,
-// each time the code under test starts a timeout through WithTimeout.
+// each time the code under test starts a timeout through WithTimeout, and
+// counts the waits started.
 type timeoutClock struct {
-	*retrytest.Clock
+	*countedClock
 	timeouts chan time.Duration
 }
 
 func newTimeoutClock() *timeoutClock {
-	return &timeoutClock{Clock: retrytest.NewClock(), timeouts: make(chan time.Duration, 100)}
+	return &timeoutClock{countedClock: newCountedClock(), timeouts: make(chan time.Duration, 100)}
 }
 
 func (c *timeoutClock) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := c.Clock.WithTimeout(ctx, d)
+	ctx, cancel := c.countedClock.WithTimeout(ctx, d)
 	c.timeouts <- d
 	return ctx, cancel
 }
@@ -231,11 +232,11 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 			srv, _ := countingServer(t, busy(tt.header))
 			base := srv.Client().Transport.(*http.Transport)
 			t.Cleanup(base.CloseIdleConnections)
-			clk := retrytest.NewClock()
+			clk := newCountedClock()
 			client := &http.Client{Transport: build(t, base, tt.p.WithClock(clk))}
 			ctx, cancel := context.Background(), context.CancelFunc(func() {})
 			if tt.ctx != nil {
-				ctx, cancel = tt.ctx(clk)
+				ctx, cancel = tt.ctx(clk.Clock)
 			}
 			defer cancel()
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
@@ -279,7 +280,7 @@ func TestLongRetriedBodyIsClosedUnread(t *testing.T) {
 }
 
 func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	f := &flaky{statuses: []int{503, 429, 200}, header: http.Header{"Retry-After": {"0"}}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 	resp, err := client.Get(srv.URL)

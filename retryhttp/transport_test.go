@@ -239,7 +239,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Second} {
 		f := &flaky{statuses: []int{503}}
 		srv, _ := serve(t, f)
-		clk := retrytest.NewClock()
+		clk := newCountedClock()
 		guard := policy.NewGuard(1, 1e-6)
 		var done retry.DoneEvent
 		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(2).WithClock(clk).WithGuard(guard),
@@ -286,7 +286,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 func TestRewindFailureEndsTheWaitToo(t *testing.T) {
 	f := &flaky{statuses: []int{503, 200}}
 	srv, _ := serve(t, f)
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	tr, err := retryhttp.New(nil, policy.Constant(time.Hour).WithMaxAttempts(3).WithClock(clk))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
@@ -431,7 +431,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.header, func(t *testing.T) {
-			clk := retrytest.NewClock()
+			clk := newCountedClock()
 			f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {tt.header}}}
 			if tt.header == "" {
 				f.header = nil
@@ -455,7 +455,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestCancelMidWait(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	f := &flaky{statuses: []int{503}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 
@@ -485,7 +485,7 @@ func TestCancelMidWait(t *testing.T) {
 }
 
 func TestRetryAfterPastTheDeadlineReturnsTheResponse(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"120"}}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
@@ -592,7 +592,7 @@ func TestDefaultBoundEndsAnAlways503Call(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	client := &http.Client{Transport: build(t, nil, policy.Default().WithClock(clk))}
 
 	done := make(chan *http.Response, 1)
@@ -621,7 +621,7 @@ func TestPolicyLimitsAreNotBounded(t *testing.T) {
 	body(t, resp)
 	require.Equal(t, 8, f.count(), "an attempt limit is the policy's own")
 
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	f = &flaky{statuses: []int{503}}
 	srv, client = serveWith(t, f, policy.Constant(time.Minute).WithMaxElapsed(10*time.Minute).WithClock(clk))
 	done := make(chan *http.Response, 1)
@@ -772,7 +772,7 @@ func TestUpgradedResponseKeepsItsWriteUnderAnAttemptTimeout(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	tr := build(t, base, policy.Constant(0).WithAttemptTimeout(5*time.Second).WithClock(clk))
 	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/retrykit/retrykit/retry"
+	"github.com/retrykit/retrykit/internal/neterr"
 )
 
 // SerializationFailure (40001) and DeadlockDetected (40P01) are the SQLSTATE
@@ -45,7 +45,7 @@ func connectionState(code string) bool {
 // server failed rather than the statement, and was not caused by a context.
 // A connection-class SQLSTATE decides when there is one. Otherwise it is
 // the driver's word (driver.ErrBadConn, pgx's SafeToRetry) or
-// retry.ConnectionError, the network failures every integration shares.
+// the network failures every integration shares (internal/neterr).
 // Before COMMIT, any such error leaves nothing committed.
 func connectionError(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -54,7 +54,7 @@ func connectionError(err error) bool {
 	if code := SQLState(err); code != "" {
 		return connectionState(code)
 	}
-	return unsent(err) || errors.Is(err, driver.ErrBadConn) || retry.ConnectionError(err)
+	return unsent(err) || errors.Is(err, driver.ErrBadConn) || neterr.Connection(err)
 }
 
 // unsent reports whether the driver marks err as raised before anything

@@ -1,6 +1,7 @@
 package retrytest
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -12,45 +13,59 @@ import (
 const defaultPatience = 10 * time.Second
 
 // Clock is a mock clock whose After also records the delay asked for and
-// signals the test. It embeds github.com/benbjohnson/clock's Mock, so Add,
-// Set, WithTimeout and the rest are there. It satisfies policy.Clock.
+// signals the test. It satisfies policy.Clock. Its time moves only when the
+// test advances it, with [Clock.Add] or [Clock.Step]. Underneath it is
+// github.com/benbjohnson/clock's Mock, which stays out of its API.
 //
-// Only After signals. Timer, Ticker, Sleep, AfterFunc and WithTimeout are
-// the Mock's own, and do not. So a policy's attempt timeout, which runs on
-// WithTimeout, starts no wait that Step sees: the test ends it with Add. A
-// Clock is safe for concurrent use, except that only one goroutine at a time
-// may advance it with Add, Set or Step: two Adds at once can move the Mock's
-// time backwards. NextWait and Step fail the test through tb, so call them
-// from the goroutine that runs the test. The zero Clock is not usable: call
-// [NewClock].
+// Only After signals. A context from [Clock.WithTimeout] starts no wait
+// that Step sees. So a policy's attempt timeout, which runs on WithTimeout,
+// is ended by the test with Add. A Clock is safe for concurrent use, except
+// that only one goroutine at a time may advance it with Add or Step: two
+// Adds at once can move the time backwards. NextWait and Step fail the test
+// through tb, so call them from the goroutine that runs the test. The zero
+// Clock is not usable: call [NewClock].
 type Clock struct {
-	*clock.Mock
-
 	// Patience is how long, in real time, NextWait waits for the code
 	// under test to start a wait before it fails the test: 10s in a Clock
 	// from NewClock. Set it before use.
 	Patience time.Duration
 
+	mock    *clock.Mock
 	mu      sync.Mutex
 	pending []time.Duration // delays asked for and not yet taken by NextWait
-	waits   int             // every After call so far
 	signal  chan struct{}   // holds a token while pending is not empty
 }
 
-// NewClock returns a Clock whose time starts at the Unix epoch, as the Mock's
-// does.
+// NewClock returns a Clock whose time starts at the Unix epoch.
 func NewClock() *Clock {
-	return &Clock{Mock: clock.NewMock(), Patience: defaultPatience, signal: make(chan struct{}, 1)}
+	return &Clock{mock: clock.NewMock(), Patience: defaultPatience, signal: make(chan struct{}, 1)}
 }
 
-// After registers a timer with the mock, exactly as the Mock does, and then
-// records d for [Clock.NextWait]. The timer is registered before the test can
-// learn of it, so advancing the clock after NextWait always wakes it.
+// Now returns the clock's current time.
+func (c *Clock) Now() time.Time { return c.mock.Now() }
+
+// Add advances the clock by d and fires every timer, and every context from
+// [Clock.WithTimeout], whose time has come, in order. It gives the
+// goroutines they wake a moment of real time to run.
+func (c *Clock) Add(d time.Duration) { c.mock.Add(d) }
+
+// WithTimeout returns a copy of ctx that expires d later on this clock, as
+// context.WithTimeout does on the real one. Package retry gives a policy's
+// attempt timeout with it, and a test gives a call a deadline on the same
+// clock as its policy (see policy.Clock). Its expiry is no wait for
+// [Clock.NextWait].
+func (c *Clock) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return c.mock.WithTimeout(ctx, d)
+}
+
+// After returns a channel that receives the clock's time once the clock
+// has advanced by d, and records d for [Clock.NextWait]. The timer is
+// registered before the test can learn of it, so advancing the clock after
+// NextWait always wakes it.
 func (c *Clock) After(d time.Duration) <-chan time.Time {
-	ch := c.Mock.After(d)
+	ch := c.mock.After(d)
 	c.mu.Lock()
 	c.pending = append(c.pending, d)
-	c.waits++
 	c.mu.Unlock()
 	select {
 	case c.signal <- struct{}{}:
@@ -92,11 +107,4 @@ func (c *Clock) Step(tb testing.TB) time.Duration {
 	d := c.NextWait(tb)
 	c.Add(d)
 	return d
-}
-
-// Waits returns how many times After has been called so far.
-func (c *Clock) Waits() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.waits
 }

@@ -17,7 +17,7 @@ import (
 var _ policy.Clock = (*retrytest.Clock)(nil)
 
 func TestNextWaitSeesEveryAfterInOrder(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	a := clk.After(time.Second)
 	b := clk.After(3 * time.Second)
 	require.Equal(t, time.Second, clk.NextWait(t))
@@ -37,8 +37,23 @@ func TestNextWaitSeesEveryAfterInOrder(t *testing.T) {
 	}
 }
 
+func TestWithTimeoutExpiresOnTheClock(t *testing.T) {
+	clk := newCountedClock()
+	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	deadline, ok := ctx.Deadline()
+	require.True(t, ok)
+	require.Equal(t, clk.Now().Add(time.Minute), deadline, "the deadline is on the clock's time")
+	clk.Add(time.Minute - time.Second)
+	require.NoError(t, ctx.Err(), "a second before the deadline")
+	clk.Add(time.Second)
+	<-ctx.Done()
+	require.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	require.Zero(t, clk.Waits(), "a timeout is no wait for NextWait")
+}
+
 func TestNextWaitBlocksUntilAfterIsCalled(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	go func() {
 		time.Sleep(time.Millisecond)
 		clk.After(7 * time.Second)
@@ -47,7 +62,7 @@ func TestNextWaitBlocksUntilAfterIsCalled(t *testing.T) {
 }
 
 func TestStepWakesTheWaiter(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	start := clk.Now()
 	woke := make(chan time.Time, 1)
 	go func() { woke <- <-clk.After(5 * time.Second) }()
@@ -67,7 +82,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 }
 
 func TestNextWaitFailsTheTestWhenNoWaitComes(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	clk.Patience = 5 * time.Millisecond
 	tb := &fakeTB{TB: t}
 	require.Zero(t, clk.NextWait(tb))
@@ -75,7 +90,7 @@ func TestNextWaitFailsTheTestWhenNoWaitComes(t *testing.T) {
 }
 
 func TestStepDrivesDo(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	errDown := errors.New("down")
 	calls := 0
 	done := make(chan error, 1)
@@ -95,10 +110,10 @@ func TestStepDrivesDo(t *testing.T) {
 	require.Equal(t, 4, calls)
 }
 
-// A policy's attempt timeout runs on the Mock's WithTimeout, which does not
+// A policy's attempt timeout runs on the Clock's WithTimeout, which does not
 // signal: the test sees the stall strike, and ends it with Add.
 func TestAttemptTimeoutIsNoWaitForStep(t *testing.T) {
-	clk := retrytest.NewClock()
+	clk := newCountedClock()
 	struck := make(chan struct{}, 2)
 	p := forever(retrytest.Fault{Stall: true})
 	p.OnInject = func(context.Context, retrytest.Injection) { struck <- struct{}{} }

@@ -14,6 +14,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/neterr"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrytest"
@@ -66,7 +67,7 @@ func TestTransportFaultsInsteadOfTheRequest(t *testing.T) {
 				require.Nil(t, resp)
 				require.EqualError(t, err, tc.msg)
 				require.ErrorIs(t, err, tc.is)
-				require.True(t, retry.ConnectionError(err) == (tc.is == syscall.ECONNRESET), "a reset is a connection error")
+				require.True(t, neterr.Connection(err) == (tc.is == syscall.ECONNRESET), "a reset is a connection error")
 				return
 			}
 			require.NoError(t, err)

@@ -1,4 +1,4 @@
-package retry_test
+package neterr_test
 
 import (
 	"context"
@@ -20,14 +20,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/neterr"
 	"github.com/retrykit/retrykit/retry"
 )
 
-// TestConnectionError feeds ConnectionError the errors that real loopback
+// TestConnection feeds Connection the errors that real loopback
 // servers, dials and requests produce, and builds by hand only those that
 // no loopback test can provoke: a broken pipe, DNS failures, an address
 // error of Plan 9, and errors that a dialer wraps.
-func TestConnectionError(t *testing.T) {
+func TestConnection(t *testing.T) {
 	tests := []struct {
 		name string
 		err  func(t *testing.T) error
@@ -79,7 +80,7 @@ func TestConnectionError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.err(t)
 			require.Error(t, err)
-			require.Equal(t, tt.want, retry.ConnectionError(err), "ConnectionError(%v)", err)
+			require.Equal(t, tt.want, neterr.Connection(err), "Connection(%v)", err)
 		})
 	}
 }
