@@ -33,8 +33,9 @@ func BenchmarkScheduleDelay(b *testing.B) {
 
 func BenchmarkJitterApply(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
+	names := [...]string{"none", "full", "equal", "decorrelated", "proportional", "symmetric"}
 	for _, j := range jitters[1:] {
-		b.Run(j.Kind.String(), func(b *testing.B) {
+		b.Run(names[j.Kind], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkDelay = j.Apply(40*time.Second, 20*time.Second, 10*time.Second, 300*time.Second, r.Uint64())

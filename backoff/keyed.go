@@ -80,16 +80,13 @@ func NewKeyed[K comparable](s Schedule, idle time.Duration) *Keyed[K] {
 // Next advances key's sequence at time now and returns the delay to wait. A
 // new key, a forgotten one or one idle past the window gets the first delay.
 // Any other key gets the next delay of its sequence.
+//
+// A table whose schedule is the identity, n ↦ time.Duration(n), makes Next
+// return the key's position itself: 1 for a new key, one more for each
+// Next since. That is the way to draw a delay of one's own for the
+// position, for example a jittered one, with the position read and
+// advanced as one step.
 func (k *Keyed[K]) Next(key K, now time.Time) time.Duration {
-	return k.delay(k.Advance(key, now))
-}
-
-// Advance advances key's sequence at time now, as [Keyed.Next] does, and
-// returns the key's position instead of its delay. The position is 1 for a
-// new key, a forgotten one or one idle past the window. For any other key it
-// is one more than before. Advance is for a caller that draws its own delay
-// for the position, for example a jittered one.
-func (k *Keyed[K]) Advance(key K, now time.Time) int {
 	k.mu.Lock()
 	t := k.turn(now)
 	e, ok := k.cur[key]
@@ -114,11 +111,11 @@ func (k *Keyed[K]) Advance(key K, now time.Time) int {
 	k.curLast = max(k.curLast, t)
 	k.curPeak = max(k.curPeak, len(k.cur))
 	k.mu.Unlock()
-	return e.n
+	return k.delay(e.n)
 }
 
-// Count returns key's position at time now: how many times Next or Advance
-// has advanced its sequence since it started over. It is 0 for a key with
+// Count returns key's position at time now: how many times Next has
+// advanced its sequence since it started over. It is 0 for a key with
 // none, a forgotten one or one idle past the window.
 func (k *Keyed[K]) Count(key K, now time.Time) int {
 	k.mu.Lock()

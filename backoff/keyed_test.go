@@ -169,20 +169,35 @@ func BenchmarkKeyedNext(b *testing.B) {
 	}
 }
 
-// Advance moves a key along as Next does and returns its position; Count
-// reads the position without moving it, and both start over as Next does.
-func TestKeyedAdvanceAndCount(t *testing.T) {
+// Count reads a key's position without moving it, and starts over as Next
+// does.
+func TestKeyedCount(t *testing.T) {
 	k := imagePull()
 	require.Zero(t, k.Count("a", t0), "a key never seen")
-	require.Equal(t, 1, k.Advance("a", t0))
-	require.Equal(t, 2, k.Advance("a", t0))
-	require.Equal(t, 40*time.Second, k.Next("a", t0), "Next carries on from Advance")
+	require.Equal(t, 10*time.Second, k.Next("a", t0))
+	require.Equal(t, 1, k.Count("a", t0))
+	require.Equal(t, 20*time.Second, k.Next("a", t0))
+	require.Equal(t, 40*time.Second, k.Next("a", t0))
 	require.Equal(t, 3, k.Count("a", t0))
 	require.Equal(t, 3, k.Count("a", t0.Add(600*time.Second)), "at the window: not idle yet")
 	require.Zero(t, k.Count("a", t0.Add(600*time.Second+1)), "past the window: idle")
-	require.Equal(t, 1, k.Advance("a", t0.Add(601*time.Second)), "idle: starts over")
+	require.Equal(t, 10*time.Second, k.Next("a", t0.Add(601*time.Second)), "idle: starts over")
+	require.Equal(t, 1, k.Count("a", t0.Add(601*time.Second)))
 	k.Forget("a")
 	require.Zero(t, k.Count("a", t0.Add(601*time.Second)), "forgotten")
+}
+
+// A table whose schedule is the identity gives positions: Next returns the
+// key's position as it advances it, as its doc says.
+func TestKeyedPositions(t *testing.T) {
+	identity := backoff.ScheduleFunc(func(n int) time.Duration { return time.Duration(n) })
+	k := backoff.NewKeyed[string](identity, 600*time.Second)
+	require.Equal(t, time.Duration(1), k.Next("a", t0))
+	require.Equal(t, time.Duration(2), k.Next("a", t0))
+	require.Equal(t, time.Duration(1), k.Next("b", t0), "each key its own")
+	require.Equal(t, time.Duration(3), k.Next("a", t0.Add(600*time.Second)))
+	require.Equal(t, 3, k.Count("a", t0.Add(600*time.Second)))
+	require.Equal(t, time.Duration(1), k.Next("a", t0.Add(1201*time.Second)), "idle: starts over")
 }
 
 // Once every key is forgotten the table lets go of its map, however few

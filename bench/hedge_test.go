@@ -17,7 +17,8 @@ import (
 // The latency scenario (internal/tail: 10 ms answers, 2 % of attempts take
 // 1 s, 10,000 calls by 100 callers) with each library hedging after the
 // p95 of its recent attempts, one hedge at most, inside testing/synctest.
-// retrykit's estimate covers the last 1,000 to 2,000 successes and starts
+// retrykit's estimate, kept by the policy's guard (the default one,
+// NewGuard(50, 1)), covers the last 1,000 to 2,000 successes and starts
 // after 200; failsafe's moving quantile gets the same age and threshold.
 
 func hedgeClients() []struct {
@@ -33,7 +34,7 @@ func hedgeClients() []struct {
 		}},
 		{"retrykit", func() tail.Caller {
 			p := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
-				WithHedging(policy.Hedging{Latency: policy.NewLatency(0.95, 1000)})
+				WithGuard(policy.NewGuard(50, 1)).WithHedging(policy.Hedging{Quantile: 0.95})
 			return func(ctx context.Context, attempt func(context.Context) error) error {
 				return retry.Hedge(ctx, attempt, p)
 			}

@@ -42,7 +42,7 @@ func BenchmarkBackoffJitter(b *testing.B) {
 			j.Fraction = 0.2
 		}
 		p := policy.Default().WithJitter(j)
-		b.Run(k.String(), func(b *testing.B) {
+		b.Run(policy.JitterName(k), func(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			var prev time.Duration

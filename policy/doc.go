@@ -46,11 +46,10 @@
 //	                             (full, equal, decorrelated)
 //	WithGuard(NewGuard(n, r))    n NaN or outside 1 to 1e6;       nil: no guard
 //	                             r NaN, < 1e-6 or > n
-//	WithHedging(h)               Delay < 0; MaxInFlight not 0     zero Hedging: no hedging;
-//	                             or 2 to 10; non-zero with        MaxInFlight 0: 2
-//	                             neither Delay nor Latency
-//	  NewLatency(q, w)           q not strictly between 0 and 1;  —
-//	                             w < 10/(1−q) or > 1e7
+//	WithHedging(h)               Delay < 0; Quantile NaN, < 0     zero Hedging: no hedging;
+//	                             or > 0.99; MaxInFlight not 0     MaxInFlight 0: 2;
+//	                             or 2 to 10; non-zero with        Quantile 0: the Delay alone
+//	                             neither Delay nor Quantile
 //	WithClock(c)                 a typed nil (a nil *clock.Mock)  nil: the real clock
 //	WithRetryIf, WithRandom      —                                nil: retry every error,
 //	                                                              the default source

@@ -43,13 +43,13 @@ func ExamplePolicy_WithMaxAttempts() {
 func ExampleParse() {
 	p, err := policy.Parse("exponential 100ms x2 cap 5s attempts 5 jitter full")
 	fmt.Println(p, err)
-	fmt.Println(p.Cap(), p.MaxAttempts(), p.Jitter().Kind)
+	fmt.Println(p.Cap(), p.MaxAttempts(), p.Jitter().Kind == backoff.Full)
 
 	_, err = policy.Parse("exponential 100ms cap soon")
 	fmt.Println(err)
 	// Output:
 	// exponential 100ms x2 cap 5s attempts 5 jitter full <nil>
-	// 5s 5 full
+	// 5s 5 true
 	// policy: parse "exponential 100ms cap soon": bad word "soon", expected a duration such as 5s after "cap"
 }
 

@@ -17,4 +17,7 @@ const (
 	MaxHedgeInFlight = maxHedgeInFlight
 )
 
-var ResetOnSuccess = resetOnSuccess
+var (
+	ResetOnSuccess = resetOnSuccess
+	JitterName     = jitterName
+)

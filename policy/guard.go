@@ -6,7 +6,8 @@ import "github.com/retrykit/retrykit/internal/admit"
 // would only add load. It keeps a stall or an overload from turning into a
 // retry storm. It still lets retries ride out a blip, a partial failure or
 // an outage that ends. Give one Guard to every policy that calls the same
-// dependency ([Policy.WithGuard]).
+// dependency ([Policy.WithGuard]). A Guard also keeps the latency estimate
+// of hedging after a quantile (see [Hedging]).
 //
 // A retry may start while at least one whole token is left, or while its
 // call is the only one in flight. Each attempt's outcome adds tokens or

@@ -358,7 +358,7 @@ func (p Policy) Backoff(n int, prev time.Duration) time.Duration {
 // backoff is Backoff's general path.
 func (p Policy) backoff(n int, prev time.Duration) time.Duration {
 	c := p.cfg()
-	if c.jitter.Kind == backoff.NoJitter {
+	if c.jitter.Kind == 0 { // no jitter
 		return p.delay(n)
 	}
 	var u uint64
@@ -403,8 +403,8 @@ func (p Policy) String() string {
 	if c.maxElapsed != 0 {
 		fmt.Fprintf(&b, " elapsed %v", c.maxElapsed)
 	}
-	if j := c.jitter; j.Kind != backoff.NoJitter || j.Fraction != 0 {
-		fmt.Fprintf(&b, " jitter %v", j.Kind)
+	if j := c.jitter; j.Kind != 0 || j.Fraction != 0 {
+		fmt.Fprintf(&b, " jitter %s", jitterName(j.Kind))
 		if j.Fraction != 0 || j.Kind == backoff.Proportional || j.Kind == backoff.Symmetric {
 			fmt.Fprintf(&b, " %s", formatFloat(j.Fraction))
 		}
@@ -453,7 +453,7 @@ func (c *config) seal() {
 		}
 	}
 	c.exact = 0
-	if c.jitter.Kind == backoff.NoJitter {
+	if c.jitter.Kind == 0 { // no jitter
 		c.exact = c.shifts
 	}
 }
@@ -510,11 +510,11 @@ func (c *config) validate() error {
 	case j.Kind > backoff.Symmetric:
 		bad("jitter", "unknown kind %d", j.Kind)
 	case j.Kind == backoff.Proportional && (!(f >= 0) || math.IsInf(f, 0)):
-		bad("jitter", "%s fraction %v is not a finite number ≥ 0", j.Kind, f)
+		bad("jitter", "%s fraction %v is not a finite number ≥ 0", jitterName(j.Kind), f)
 	case j.Kind == backoff.Symmetric && !(f >= 0 && f <= 1):
-		bad("jitter", "%s fraction %v is not between 0 and 1", j.Kind, f)
+		bad("jitter", "%s fraction %v is not between 0 and 1", jitterName(j.Kind), f)
 	case j.Kind != backoff.Proportional && j.Kind != backoff.Symmetric && f != 0:
-		bad("jitter", "%s jitter takes no fraction, got %v", j.Kind, f)
+		bad("jitter", "%s jitter takes no fraction, got %v", jitterName(j.Kind), f)
 	}
 	if c.attemptTime < 0 {
 		bad("attempt-timeout", "%v is negative (0 means none)", c.attemptTime)

@@ -123,9 +123,9 @@ func TestGettersReadBackTheirWithMethods(t *testing.T) {
 	require.Equal(t, policy.Hedging{}, zero.Hedging())
 	require.Equal(t, policy.ResetOnSuccess, zero.ResetRule())
 
-	mock, g, lat := clock.NewMock(), policy.NewGuard(10, 1), policy.NewLatency(0.95, 1000)
+	mock, g := clock.NewMock(), policy.NewGuard(10, 1)
 	rule := policy.ResetRule{AfterIdle: time.Minute}
-	h := policy.Hedging{Latency: lat, MaxInFlight: 3}
+	h := policy.Hedging{Quantile: 0.95, MaxInFlight: 3}
 	p := policy.Constant(time.Second).WithMaxAttempts(4).WithMaxElapsed(time.Hour).WithAttemptTimeout(time.Minute).
 		WithMaxHint(time.Second).WithClock(mock).WithGuard(g).WithHedging(h).WithResetRule(rule)
 	require.NoError(t, p.Validate())

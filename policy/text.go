@@ -504,11 +504,31 @@ func cutFactor(w string) (string, bool) {
 	return strings.CutPrefix(w, "×")
 }
 
-// parseJitterKind returns the kind named s, as JitterKind.String spells it.
+// jitterNames are the names of the jitter kinds in the text form, by kind:
+// the zero kind, no jitter, is "none".
+var jitterNames = [...]string{
+	0:                    "none",
+	backoff.Full:         "full",
+	backoff.Equal:        "equal",
+	backoff.Decorrelated: "decorrelated",
+	backoff.Proportional: "proportional",
+	backoff.Symmetric:    "symmetric",
+}
+
+// jitterName returns the name of kind k in the text form, or "jitter(k)"
+// for a kind that has none.
+func jitterName(k backoff.JitterKind) string {
+	if int(k) < len(jitterNames) {
+		return jitterNames[k]
+	}
+	return "jitter(" + strconv.Itoa(int(k)) + ")"
+}
+
+// parseJitterKind returns the kind named s in the text form.
 func parseJitterKind(s string) (backoff.JitterKind, bool) {
-	for k := backoff.NoJitter; k <= backoff.Symmetric; k++ {
-		if s == k.String() {
-			return k, true
+	for k, name := range jitterNames {
+		if s == name {
+			return backoff.JitterKind(k), true
 		}
 	}
 	return 0, false

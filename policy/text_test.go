@@ -188,6 +188,31 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// The text form names every jitter kind, and the zero kind is "none":
+// String spells each name, Parse reads it back, and errors name the kind.
+func TestJitterKindNames(t *testing.T) {
+	for name, kind := range map[string]backoff.JitterKind{
+		"none": 0, "full": backoff.Full, "equal": backoff.Equal, "decorrelated": backoff.Decorrelated,
+		"proportional": backoff.Proportional, "symmetric": backoff.Symmetric,
+	} {
+		p, err := policy.Parse("default jitter " + name)
+		require.NoError(t, err, name)
+		require.Equal(t, backoff.Jitter{Kind: kind}, p.Jitter(), name)
+		require.Equal(t, name, policy.JitterName(kind))
+		q := policy.Default().WithJitter(backoff.Jitter{Kind: kind, Fraction: 0.5})
+		if kind == backoff.Proportional || kind == backoff.Symmetric {
+			require.Contains(t, q.String(), " jitter "+name+" 0.5")
+			continue
+		}
+		require.Contains(t, q.String(), " jitter "+name+" 0.5", "a fraction the kind does not take is still shown")
+		require.ErrorContains(t, q.Validate(), "invalid jitter: "+name+" jitter takes no fraction")
+	}
+	require.Equal(t, "exponential 10s x2 cap 5m0s", policy.Default().WithJitter(backoff.Jitter{}).String(), "no jitter is not spelled out")
+	bad := policy.Default().WithJitter(backoff.Jitter{Kind: 9})
+	require.ErrorContains(t, bad.Validate(), "invalid jitter: unknown kind 9")
+	require.Contains(t, bad.String(), " jitter jitter(9)")
+}
+
 func TestMarshalRejects(t *testing.T) {
 	_, err := policy.Custom(backoff.Constant(1)).MarshalText()
 	require.ErrorIs(t, err, policy.ErrInvalid)

@@ -153,13 +153,16 @@ func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p 
 }
 
 // refusal returns why a call is refused before anything runs, or nil: a
-// nil fn, or a policy without hedging given to Hedge or HedgeValue.
+// nil fn, or a policy given to Hedge or HedgeValue without hedging, or with
+// a hedge quantile and no guard.
 func refusal(noFn, hedge bool, p policy.Policy) error {
 	switch {
 	case noFn:
 		return errNilFunction
 	case hedge && unhedged(p):
 		return errNoHedge
+	case hedge && unguarded(p):
+		return errNoGuard
 	}
 	return nil
 }

@@ -9,7 +9,10 @@ import (
 	"github.com/retrykit/retrykit/policy"
 )
 
-var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", policy.ErrInvalid)
+var (
+	errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy.Policy.WithHedging): %w", policy.ErrInvalid)
+	errNoGuard = fmt.Errorf("retry: Hedge given a hedge quantile and no guard to estimate it; add one with policy.Policy.WithGuard: %w", policy.ErrInvalid)
+)
 
 // Hedge is [Do] for an operation that is safe to run more than once at the
 // same time, such as a read or an idempotent write. Besides retrying
@@ -52,14 +55,16 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 //
 // No hedge starts whose delay would end after ctx's deadline or past the
 // policy's time limit. None starts on a served request's context when the
-// request is a retry already (see [Do]). The hedge delay is not jittered. With a
-// policy.Latency, the latency of every successful attempt is given to it,
-// measured on the policy's clock.
+// request is a retry already (see docs/layers.md). The hedge delay is not
+// jittered. Under a guard, the duration of every successful attempt,
+// measured on the policy's clock, goes to the guard's latency estimate,
+// which a hedge quantile reads (see policy.Hedging).
 //
 // fn must be safe for concurrent use, and must not panic: an attempt runs
 // on a goroutine of its own, where a panic ends the program. Hedge returns
 // what Do returns. A call under a policy without hedging is an error
-// matching policy.ErrInvalid.
+// matching policy.ErrInvalid, and so is one under a policy with a hedge
+// quantile and no guard.
 // Hedge costs goroutines and allocations that Do does not. Each attempt
 // runs on a goroutine of its own, with a context of its own.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
@@ -125,12 +130,18 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), latency: c.p.Hedging().Latency, guard: guardOf(c.p), hooks: c.hooks}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), guard: guardOf(c.p), hooks: c.hooks}
 }
 
 // unhedged reports whether p is a valid policy without hedging.
 func unhedged(p policy.Policy) bool {
 	return p.Validate() == nil && p.Hedging() == (policy.Hedging{})
+}
+
+// unguarded reports whether p is a valid policy that hedges after a
+// quantile with no guard to estimate it.
+func unguarded(p policy.Policy) bool {
+	return p.Validate() == nil && p.Hedging().Quantile != 0 && p.Guard() == nil
 }
 
 // valueOf returns a as a T, or T's zero value for a nil a.
@@ -148,9 +159,8 @@ type hedger struct {
 	drop    func(any) // a value the call does not return; nil: nothing to clean up
 	clock   clock     // the policy's clock, for timeouts and latencies
 	timeout time.Duration
-	latency *policy.Latency
-	guard   *admit.Guard
-	hooks   hookSet // the call's, for OnAttemptDone on the attempts' goroutines
+	guard   *admit.Guard // nil: none; else it learns the latency of every success
+	hooks   hookSet      // the call's, for OnAttemptDone on the attempts' goroutines
 
 	kept   context.CancelFunc // ends the context of the attempt whose value keep got
 	hedges int                // hedges started so far

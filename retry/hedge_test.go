@@ -218,6 +218,7 @@ func TestHedgeInvalidCalls(t *testing.T) {
 		{"no hedging", retry.Hedge(ctx, succeed, policy.Default())},
 		{"nil fn", retry.Hedge(ctx, nil, hedged(time.Millisecond))},
 		{"invalid hedge", retry.Hedge(ctx, succeed, policy.Default().WithHedging(policy.Hedging{Delay: -1}))},
+		{"a quantile and no guard", retry.Hedge(ctx, succeed, policy.Default().WithHedging(policy.Hedging{Quantile: 0.95}))},
 		{"HedgeValue without hedging", func() error {
 			_, err := retry.HedgeValue(ctx, succeedValue, policy.Default(), nil)
 			return err
@@ -225,6 +226,49 @@ func TestHedgeInvalidCalls(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) { require.ErrorIs(t, tt.err, policy.ErrInvalid) })
 	}
+	err := retry.Hedge(ctx, succeed, policy.Default().WithHedging(policy.Hedging{Delay: time.Millisecond, Quantile: 0.95}))
+	require.ErrorContains(t, err, "no guard", "a fixed delay beside the quantile does not make up for the guard")
+	require.ErrorContains(t, err, "WithGuard")
+	p := policy.Default().WithHedging(policy.Hedging{Quantile: 0.95}).WithGuard(policy.NewGuard(10, 1))
+	require.NoError(t, retry.Hedge(ctx, succeed, p), "with a guard")
+}
+
+// TestHedgeAfterTheGuardsQuantile: with a Quantile, the hedge delay is the
+// guard's estimate once it has one, and the fixed Delay before. The guard
+// learns from the successes of hedged calls, on the policy's clock, and
+// not from those of Do.
+func TestHedgeAfterTheGuardsQuantile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(10, 1)
+		p := policy.Constant(time.Second).WithGuard(g).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, Quantile: 0.95})
+		slow := func() *attemptPlan {
+			return &attemptPlan{steps: []step{{after: time.Hour}, {after: 5 * time.Millisecond}}}
+		}
+
+		start := time.Now()
+		require.NoError(t, retry.Hedge(context.Background(), slow().op, p))
+		require.Equal(t, 15*time.Millisecond, time.Since(start), "no estimate yet: the hedge starts after Delay")
+		_, ready := protocol(g).Latency(0.95)
+		require.False(t, ready, "one sample is no estimate")
+
+		for range 200 {
+			require.NoError(t, retry.Do(context.Background(), func(context.Context) error { time.Sleep(time.Millisecond); return nil }, p))
+		}
+		_, ready = protocol(g).Latency(0.95)
+		require.False(t, ready, "Do's successes teach the guard nothing")
+
+		for range 199 { // with the one above, 200 successes: ten lie above the p95
+			a := &attemptPlan{steps: []step{{after: 30 * time.Millisecond}}}
+			require.NoError(t, retry.Hedge(context.Background(), a.op, p.WithHedging(policy.Hedging{Delay: time.Hour, Quantile: 0.95})))
+		}
+		est, ready := protocol(g).Latency(0.95)
+		require.True(t, ready)
+		require.Equal(t, 31457280*time.Nanosecond, est, "the upper edge of the bucket that holds 30ms")
+
+		start = time.Now()
+		require.NoError(t, retry.Hedge(context.Background(), slow().op, p))
+		require.Equal(t, est+5*time.Millisecond, time.Since(start), "the hedge starts after the estimate")
+	})
 }
 
 func TestDoIgnoresHedging(t *testing.T) {
@@ -333,10 +377,10 @@ func TestNoLeakAfterHedgedLosers(t *testing.T) {
 
 func TestHedgeConcurrentCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lat := policy.NewLatency(0.95, 1000)
+		g := policy.NewGuard(10, 0.4)
 		p := policy.Exponential(time.Millisecond).WithMaxAttempts(4).
-			WithHedging(policy.Hedging{Delay: 20 * time.Millisecond, Latency: lat, MaxInFlight: 3}).
-			WithGuard(policy.NewGuard(10, 0.4))
+			WithHedging(policy.Hedging{Delay: 20 * time.Millisecond, Quantile: 0.95, MaxInFlight: 3}).
+			WithGuard(g)
 		var (
 			wg       sync.WaitGroup
 			ok       atomic.Int32
@@ -370,7 +414,7 @@ func TestHedgeConcurrentCalls(t *testing.T) {
 		synctest.Wait()
 		require.EqualValues(t, 980, ok.Load(), "every call succeeds but those that always fail")
 		require.Greater(t, int(attempts.Load()), 1000)
-		_, ready := lat.Estimate()
+		_, ready := protocol(g).Latency(0.95)
 		require.True(t, ready)
 	})
 }

@@ -298,7 +298,7 @@ func (r *round) stopTimer() {
 // and a success still tells the guard the dependency served it.
 func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev AttemptEvent, cs attemptCtxs) {
 	var begun time.Time
-	if h.latency != nil || h.hooks.attempts {
+	if h.guard != nil || h.hooks.attempts {
 		begun = h.clock.now()
 	}
 	var v any
@@ -312,8 +312,8 @@ func (h *hedger) runAttempt(ctx context.Context, st *roundState, i int, ev Attem
 	if err != nil && classify.Of(err).Hinted {
 		st.hinted.Store(true) // before anything else: a hedge about to start is held back
 	}
-	if err == nil && h.latency != nil {
-		h.latency.Observe(h.clock.now().Sub(begun))
+	if err == nil && h.guard != nil {
+		h.guard.Observe(h.clock.now().Sub(begun))
 	}
 	if h.hooks.attempts {
 		ev.Err, ev.Duration = err, h.clock.now().Sub(begun)
@@ -350,8 +350,8 @@ func (c *call) failure(err error) bool {
 func (c *call) hedgeDelay() (time.Duration, bool) {
 	h := c.p.Hedging()
 	d, ok := h.Delay, h.Delay > 0
-	if h.Latency != nil {
-		if est, ready := h.Latency.Estimate(); ready {
+	if h.Quantile != 0 {
+		if est, ready := c.hedge.guard.Latency(h.Quantile); ready {
 			d, ok = est, true
 		}
 	}

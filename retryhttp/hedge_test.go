@@ -364,8 +364,7 @@ func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
 		_, _ = io.WriteString(w, "oops")
 	}))
 	defer srv.Close()
-	lat := policy.NewLatency(0.95, 200)
-	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}, {Latency: lat}} {
+	for _, hedging := range []policy.Hedging{{}, {Delay: 500 * time.Millisecond}, {Quantile: 0.5}} {
 		g := policy.NewGuard(10, 1)
 		for range 4 {
 			protocol(g).Record(true, admit.Failed)
@@ -382,9 +381,9 @@ func TestHedgedUnretriedFailureIsNoSuccess(t *testing.T) {
 			require.Equal(t, "oops", body(t, resp))
 		}
 		require.Equal(t, 4.5, protocol(g).Tokens(), "three first tries that failed fast take half the ratio each; hedging %+v", hedging)
+		_, ready := protocol(g).Latency(0.5)
+		require.False(t, ready, "no attempt succeeded: the estimate has no sample; hedging %+v", hedging)
 	}
-	_, ready := lat.Estimate()
-	require.False(t, ready, "no attempt succeeded: the estimate has no sample")
 }
 
 // A hedged request reads Retry-Pushback where an unhedged one does: on a

@@ -101,19 +101,23 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
 	p = admission.Guarded(p)
-	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(p.Guard()), steps: steps, table: backoff.NewKeyed[T](steps, idle)}
+	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(p.Guard()), steps: steps, table: backoff.NewKeyed[T](positions, idle)}
 }
+
+// positions is the schedule of the limiter's table: the identity, so that
+// the table's Next returns an item's failures in a row as it counts one
+// more, in one step under the table's lock. The delays are the policy's.
+var positions = backoff.ScheduleFunc(func(n int) time.Duration { return time.Duration(n) })
 
 // unusable returns the limiter of an invalid policy, whose error err is:
 // every requeue reports err and waits the long hold (see NewRateLimiter).
 // It counts an item's failures as any limiter does, on the real clock,
 // since the policy's clock may be the reason it is invalid.
 func unusable[T comparable](err error) *limiter[T] {
-	steps := backoff.Constant(longHold)
 	return &limiter[T]{
 		err:   fmt.Errorf("retrykube: the limiter's policy is unusable, so every requeue waits %v to %v: %w", longHold/2, longHold, err),
-		steps: steps,
-		table: backoff.NewKeyed[T](steps, 2*longHold),
+		steps: backoff.Constant(longHold),
+		table: backoff.NewKeyed[T](positions, 2*longHold),
 	}
 }
 
@@ -121,10 +125,10 @@ func unusable[T comparable](err error) *limiter[T] {
 type limiter[T comparable] struct {
 	err   error // an invalid policy's error: see unusable
 	p     policy.Policy
-	clock policy.Clock     // nil: the real clock
-	steps backoff.Schedule // p's delays without jitter
-	table *backoff.Keyed[T]
-	guard *admit.Guard // nil: every requeue waits its back-off delay
+	clock policy.Clock      // nil: the real clock
+	steps backoff.Schedule  // p's delays without jitter
+	table *backoff.Keyed[T] // the items' failures in a row: see positions
+	guard *admit.Guard      // nil: every requeue waits its back-off delay
 }
 
 // The limiter satisfies the workqueue's interface for every item type.
@@ -134,7 +138,7 @@ func _[T comparable]() workqueue.TypedRateLimiter[T] { return (*limiter[T])(nil)
 // next try.
 func (l *limiter[T]) When(item T) time.Duration {
 	now := l.now()
-	n := l.table.Advance(item, now)
+	n := int(l.table.Next(item, now))
 	if l.err != nil {
 		utilruntime.HandleError(l.err)
 		return hold(longHold)

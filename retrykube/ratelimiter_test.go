@@ -51,8 +51,8 @@ func TestWhenFollowsThePolicy(t *testing.T) {
 // items that fail together.
 func TestWhenJitterWithinTheCap(t *testing.T) {
 	const limit = 50 * time.Millisecond
-	for _, kind := range []backoff.JitterKind{backoff.Full, backoff.Equal, backoff.Decorrelated, backoff.Proportional, backoff.Symmetric} {
-		t.Run(kind.String(), func(t *testing.T) {
+	for name, kind := range map[string]backoff.JitterKind{"full": backoff.Full, "equal": backoff.Equal, "decorrelated": backoff.Decorrelated, "proportional": backoff.Proportional, "symmetric": backoff.Symmetric} {
+		t.Run(name, func(t *testing.T) {
 			j := backoff.Jitter{Kind: kind}
 			if kind == backoff.Proportional || kind == backoff.Symmetric {
 				j.Fraction = 0.5

@@ -77,8 +77,17 @@ func main() {
 	}
 
 	plain := policy.Constant(10 * time.Millisecond).WithMaxAttempts(3)
-	lat := policy.NewLatency(0.95, 1000)
-	hedged := plain.WithHedging(policy.Hedging{Latency: lat})
+	// The guard keeps the running p95 of the hedged attempts' latency: give
+	// one guard to every policy that calls the same server.
+	hedged := plain.WithGuard(policy.NewGuard(50, 1)).WithHedging(policy.Hedging{Quantile: 0.95})
+	// A hedge's Wait is its hedge delay: the estimate when it started.
+	var hedgeDelay atomic.Int64
+	hooks := retry.WithHooks(&retry.Hooks{OnAttempt: func(ctx context.Context, e retry.AttemptEvent) context.Context {
+		if e.Hedge {
+			hedgeDelay.Store(int64(e.Wait))
+		}
+		return ctx
+	}})
 
 	fmt.Printf("%d GETs by %d callers; the server answers in %v, and in %v for 2%% of requests\n\n", calls, callers, fast, slow)
 	fmt.Printf("%-18s %9s %9s %9s %9s %9s  %s\n", "", "p50", "p90", "p99", "p99.9", "max", "requests per call")
@@ -90,7 +99,7 @@ func main() {
 			return retry.DoValue(ctx, get, plain) // get releases what it does not return
 		}},
 		{"hedged after p95", func(ctx context.Context) (*http.Response, error) {
-			return retry.HedgeValue(ctx, get, hedged, discard)
+			return retry.HedgeValue(ctx, get, hedged, discard, hooks)
 		}},
 	} {
 		before := requests.Load()
@@ -99,8 +108,7 @@ func main() {
 		fmt.Printf("%-18s %9v %9v %9v %9v %9v  %.3f\n", mode.name,
 			pct(lats, 0.5), pct(lats, 0.9), pct(lats, 0.99), pct(lats, 0.999), pct(lats, 1), reqs)
 	}
-	d, _ := lat.Estimate()
-	fmt.Printf("\nhedge delay at the end (the running p95 estimate): %v\n", d.Round(time.Microsecond))
+	fmt.Printf("\nthe last hedge delay (the running p95 estimate): %v\n", time.Duration(hedgeDelay.Load()).Round(time.Microsecond))
 	fmt.Printf("values discarded: %d (%d responses drained and closed, the other requests cancelled in flight)\n", discarded.Load(), released.Load())
 }
 

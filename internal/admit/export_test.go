@@ -1,5 +1,7 @@
 package admit
 
+import "reflect"
+
 // InFlight returns the calls g counts in flight.
 func InFlight(g *Guard) int64 { return g.calls.Load() }
 
@@ -15,3 +17,10 @@ func Turned(t *Turn) <-chan struct{} {
 		return nil
 	}
 }
+
+// LatencyBytes returns the size of a guard's latency estimate, which the
+// guard allocates at its first Observe.
+func LatencyBytes() uintptr { return reflect.TypeFor[latency]().Size() }
+
+// HasLatency reports whether g has allocated its latency estimate.
+func HasLatency(g *Guard) bool { return g.lat.Load() != nil }

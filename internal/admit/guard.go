@@ -1,9 +1,11 @@
 // Package admit holds the admission protocol of policy.Guard: the calls
 // that the code running attempts makes to the guard, and the outcomes it
-// records. Package retry and the integrations that run attempts themselves
-// (retryhttp, retrygrpc, retrykube, retryriver, retryotel) convert the
-// guard a policy carries with (*admit.Guard)(p.Guard()). The rules the
-// guard applies are stated once, in the doc of policy.Guard.
+// records. It also holds the latency estimate that a guard keeps for
+// hedging ([Guard.Latency]). Package retry and the integrations that run
+// attempts themselves (retryhttp, retrygrpc, retrykube, retryriver,
+// retryotel) convert the guard a policy carries with
+// (*admit.Guard)(p.Guard()). The rules the guard applies are stated once,
+// in the doc of policy.Guard.
 //
 // The package is internal to this repository. Its API is held compatible
 // from one release to the next, because nested modules built at one
@@ -42,7 +44,8 @@ const probeEvery = time.Second
 // defined as Guard, so the two pointer types convert into each other freely.
 // A Guard is safe for concurrent use. It reads no clock: callers pass the
 // time in. Its methods do not allocate, except Enter when it holds a call
-// back. The zero Guard admits nothing but probes. Use New.
+// back and the first Observe. The zero Guard admits nothing but probes. Use
+// New.
 type Guard struct {
 	tokens  atomic.Int64 // in millionths of a token, within [0, cap]
 	probe   atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
@@ -53,6 +56,8 @@ type Guard struct {
 	cap     int64        // capacity, in millionths
 	refill  int64        // tokens a success adds, in millionths
 	err     error
+
+	lat atomic.Pointer[latency] // the latency estimate for hedging; nil until the first Observe
 }
 
 // New returns a full guard of the given capacity, in tokens, to which every

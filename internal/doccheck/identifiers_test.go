@@ -50,7 +50,6 @@ func TestIdentifierCheck(t *testing.T) {
 		{"a type and its method", "`policy.Policy.WithGuard` and `policy.Guard`.", nil},
 		{"a constructor grouped under its type", "`policy.Default()` and `backoff.Default()`.", nil},
 		{"a struct field", "`retry.Error.Attempts` and `retry.DoneEvent.Attempts`.", nil},
-		{"a constant's method", "`backoff.Full.String`", nil},
 		{"a method promoted from another module", "`retrytest.Clock.Add`", nil},
 		{"a module of its own", "`retrygrpc.WithCodes` and `retryriver.NewMiddleware`.", nil},
 		{"a generic call", "`retrykube.NewRateLimiter[string](p)`", nil},
@@ -64,6 +63,7 @@ func TestIdentifierCheck(t *testing.T) {
 		{"a missing name", "The `policy.Budget` caps retries.", []string{"1: policy.Budget: package policy has no exported Budget"}},
 		{"a missing method", "`policy.Policy.WithBudget`", []string{"policy.Policy.WithBudget: policy.Policy has no exported WithBudget"}},
 		{"a member of a function", "`retry.Do.Attempts`", []string{"retry.Do.Attempts: retry.Do is not a type"}},
+		{"a constant's member, judged by its type", "`backoff.Full.String`", []string{"backoff.Full.String: backoff.JitterKind has no exported String"}},
 		{"a bare type's missing member", "`Policy.WithBudget`", []string{"Policy.WithBudget: no retrykit type Policy has WithBudget"}},
 		{"a line number", "one\n\ntwo `retry.Nope`", []string{"3: retry.Nope"}},
 		{"in a Go snippet", "```go\np := policy.Default().WithGuard(policy.NewBudget(1))\n```\n", []string{"2: policy.NewBudget"}},
@@ -71,7 +71,7 @@ func TestIdentifierCheck(t *testing.T) {
 		{"a link to pkg.go.dev", "[doc](https://pkg.go.dev/github.com/retrykit/retrykit/policy#Budget)", []string{"policy.Budget: package policy has no exported Budget"}},
 		{"a link's section", "[doc](https://pkg.go.dev/github.com/retrykit/retrykit/retry#hdr-The_loop)", nil},
 		{"a link to a package that is not one", "[doc](https://pkg.go.dev/github.com/retrykit/retrykit/budget)", []string{"no retrykit package budget"}},
-		{"a folder's row names its package's names", "| `policy/` | `Policy`, `Guard`, `Latency` |", nil},
+		{"a folder's row names its package's names", "| `policy/` | `Policy`, `Guard`, `Hedging` |", nil},
 		{"a folder's row with a name from elsewhere", "| `policy/` | the immutable `Policy`, `Budget`, `Guard`, `Hedge` |", []string{"policy.Budget", "policy.Hedge"}},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/tail"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -16,10 +17,10 @@ import (
 // Hedged is the hedging client of the goal: hedge after the adaptive p95,
 // one hedge at most, under the default guard; failures are retried after
 // 10 ms, up to 3 attempts in all.
-func hedged(lat *policy.Latency) policy.Policy {
+func hedged(g *policy.Guard) policy.Policy {
 	return policy.Constant(10 * time.Millisecond).WithMaxAttempts(3).
-		WithGuard(policy.NewGuard(10, 0.4)).
-		WithHedging(policy.Hedging{Latency: lat})
+		WithGuard(g).
+		WithHedging(policy.Hedging{Quantile: 0.95})
 }
 
 func inBubble(t *testing.T, call tail.Caller) tail.Result {
@@ -36,8 +37,8 @@ func TestHedgingGoal(t *testing.T) {
 	plain := inBubble(t, func(ctx context.Context, attempt func(context.Context) error) error {
 		return retry.Do(ctx, attempt, plainPolicy)
 	})
-	lat := policy.NewLatency(0.95, 1000)
-	p := hedged(lat)
+	g := policy.NewGuard(10, 0.4)
+	p := hedged(g)
 	h := inBubble(t, func(ctx context.Context, attempt func(context.Context) error) error {
 		return retry.Hedge(ctx, attempt, p)
 	})
@@ -47,7 +48,7 @@ func TestHedgingGoal(t *testing.T) {
 		require.Zero(t, r.Failed)
 		require.Len(t, r.Latencies, 10_000)
 	}
-	est, _ := lat.Estimate()
+	est, _ := (*admit.Guard)(g).Latency(0.95)
 	t.Logf("hedge delay at the end: %v", est)
 	require.Equal(t, time.Second, plain.Percentile(0.99), "without hedging the p99 is a slow attempt")
 	require.Zero(t, plain.Extra())
