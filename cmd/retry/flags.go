@@ -169,7 +169,7 @@ func (f *flags) buildPolicy(given map[string]bool) (policy.Policy, error) {
 // parseCodes reads a comma-separated list of exit statuses.
 func parseCodes(s string) (map[int]bool, error) {
 	codes := map[int]bool{}
-	for word := range strings.SplitSeq(s, ",") {
+	for _, word := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(word))
 		if err != nil || n < 1 || n > 255 {
 			return nil, fmt.Errorf("bad exit status %q, expected a number from 1 to 255", word)

@@ -37,7 +37,9 @@ func (r *runner) watchSignals(cancel context.CancelCauseFunc) (stop func()) {
 	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		for {
 			select {
 			case sig := <-ch:
@@ -47,7 +49,7 @@ func (r *runner) watchSignals(cancel context.CancelCauseFunc) (stop func()) {
 				return
 			}
 		}
-	})
+	}()
 	return func() {
 		signal.Stop(ch)
 		close(quit)

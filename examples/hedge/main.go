@@ -121,7 +121,9 @@ func run(call func(context.Context) (*http.Response, error)) []time.Duration {
 		wg   sync.WaitGroup
 	)
 	for range callers {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for next.Add(1) <= calls {
 				start := time.Now()
 				resp, err := call(context.Background())
@@ -134,7 +136,7 @@ func run(call func(context.Context) (*http.Response, error)) []time.Duration {
 				lats = append(lats, took)
 				mu.Unlock()
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	slices.Sort(lats)

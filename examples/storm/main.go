@@ -103,7 +103,8 @@ func main() {
 	for i, s := range scenarios {
 		table[i] = make([]cell, len(clients))
 		for j, c := range clients {
-			wg.Go(func() { table[i][j] = cell{s, c, storm.RunVirtual(s, c.For(s))} })
+			wg.Add(1)
+			go func() { defer wg.Done(); table[i][j] = cell{s, c, storm.RunVirtual(s, c.For(s))} }()
 		}
 	}
 	wg.Wait()

@@ -29,13 +29,15 @@ func RunAll(net Net) (Table, error) {
 	each := func(run func(Mode) error) {
 		var wg sync.WaitGroup
 		for _, m := range Modes {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				if err := run(m); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
 				}
-			})
+			}()
 		}
 		wg.Wait()
 	}

@@ -9,9 +9,9 @@
 //	go run ./internal/release tags v0.1.0         # the release's tags, in the order to push them
 //
 // The library modules are the ones a user requires: the root, retrygrpc,
-// retryotel, retrykube, retryriver, retrysql/pgtest and retryvet. The benchmark
-// module, the examples, retrygrpc/compare and internal/... are not
-// published.
+// retryotel, retrykube, retryriver and retryvet. The benchmark module, the
+// examples, retrygrpc/compare, retrysql/pgtest, retryotel/otelsuite,
+// retryriver/riversuite and internal/... are not published.
 package main
 
 import (

@@ -160,6 +160,7 @@ func TestRehearsal(t *testing.T) {
 	tests := []struct {
 		name        string
 		rootVersion string
+		testOnly    bool // sub's test, and only it, imports the module in other
 		code        int
 		want        []string
 	}{
@@ -176,6 +177,16 @@ func TestRehearsal(t *testing.T) {
 			},
 		},
 		{
+			name:        "a requirement for the tests only",
+			rootVersion: defaultVersion,
+			testOnly:    true,
+			code:        1,
+			want: []string{
+				"ok   example.com/tiny: got, tidied, vetted, built and ran",
+				"FAIL example.com/tiny/sub: the consumer's module graph holds example.com/tiny/other, which only the tests of example.com/tiny/sub need",
+			},
+		},
+		{
 			name:        "placeholder version",
 			rootVersion: placeholder,
 			code:        1,
@@ -189,6 +200,13 @@ func TestRehearsal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			repo := tinyRepo(t, tt.rootVersion)
+			if tt.testOnly {
+				writeFiles(t, repo, map[string]string{
+					"sub/go.mod": "module example.com/tiny/sub\n\ngo 1.26.0\n\nrequire (\n\texample.com/tiny " + tt.rootVersion +
+						"\n\texample.com/tiny/other v0.1.0\n)\n\nreplace (\n\texample.com/tiny => ..\n\texample.com/tiny/other => ../other\n)\n",
+					"sub/sub_test.go": "package sub\n\nimport _ \"example.com/tiny/other\"\n",
+				})
+			}
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"rehearse", "-C", repo, "-modules", ".,sub,other", "-consumers", consumers}, &stdout, &stderr)
 			require.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", &stdout, &stderr)

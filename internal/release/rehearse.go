@@ -166,7 +166,8 @@ func consumerName(m libModule) string {
 // consume gets module m alone into a fresh consumer module made of the
 // files of src, tidies, vets and builds it, runs the program and its
 // tests, and checks that every module of this repository in its build
-// list is the published version, not a replacement.
+// list is the published version, not a replacement, and that its module
+// graph holds no module that only m's tests need.
 func (r *rehearsal) consume(m libModule, src string) error {
 	dir := filepath.Join(r.tmp, "consumer-"+consumerName(m))
 	if err := copyFiles(src, dir); err != nil {
@@ -189,6 +190,9 @@ func (r *rehearsal) consume(m libModule, src string) error {
 		}
 		if i == 2 { // after tidy
 			if err := r.checkBuildList(dir, m); err != nil {
+				return err
+			}
+			if err := r.checkGraph(dir, m); err != nil {
 				return err
 			}
 		}

@@ -475,14 +475,16 @@ func runReal(s Scenario, p policy.Policy, through func(int, func(context.Context
 	var wg sync.WaitGroup
 	if s.Callers > 0 {
 		for c := range s.Callers {
-			wg.Go(func() { r.caller(c, do, time.Sleep) })
+			wg.Add(1)
+			go func() { defer wg.Done(); r.caller(c, do, time.Sleep) }()
 		}
 		wg.Wait()
 		return r.result()
 	}
 	for i := range r.ok {
 		time.Sleep(r.arrival(i) - time.Since(start))
-		wg.Go(func() { do(i) })
+		wg.Add(1)
+		go func() { defer wg.Done(); do(i) }()
 	}
 	wg.Wait()
 	return r.result()

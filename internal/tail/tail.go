@@ -78,7 +78,9 @@ func Run(s Scenario, call Caller) Result {
 		wg       sync.WaitGroup
 	)
 	for range s.Workers {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(s.Calls) {
@@ -109,7 +111,7 @@ func Run(s Scenario, call Caller) Result {
 				lat = append(lat, took)
 				mu.Unlock()
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	slices.Sort(lat)

@@ -1,5 +1,5 @@
 //go:build race
 
-package retryotel_test
+package otelsuite_test
 
 const raceEnabled = true

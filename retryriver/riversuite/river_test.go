@@ -1,4 +1,4 @@
-package retryriver_test
+package riversuite_test
 
 import (
 	"context"

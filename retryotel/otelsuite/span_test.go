@@ -1,4 +1,4 @@
-package retryotel_test
+package otelsuite_test
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func TestSpanEvents(t *testing.T) {
 		cut := strings.Repeat("é", 62) + "…" // 124 + 3 bytes: no rune split
 		require.Equal(t, []string{
 			"retry error.message=connection refused,error.type=*errors.errorString,retry.attempt=1,retry.delay=0.1,retry.hinted=false",
-			"retry error.message=" + cut + ",error.type=*retryotel_test.statusError,retry.attempt=2,retry.delay=3,retry.hinted=true",
+			"retry error.message=" + cut + ",error.type=*otelsuite_test.statusError,retry.attempt=2,retry.delay=3,retry.hinted=true",
 			"retry.done retry.attempts=3,retry.hedges=0,retry.outcome=success",
 		}, events(t, sr))
 		require.NoError(t, tp.Shutdown(context.Background()))

@@ -1,4 +1,4 @@
-package retryotel_test
+package otelsuite_test
 
 import (
 	"context"
