@@ -51,8 +51,9 @@ var errNoHedge = fmt.Errorf("retry: Hedge given a policy without hedging (policy
 // while retries of real failures go on.
 //
 // No hedge starts whose delay would end after ctx's deadline or past the
-// policy's time limit. None starts on a served request's context when the
-// request is a retry already (see [Do]). The hedge delay is not jittered. With a
+// policy's time limit. None starts on the context of a request behind
+// retryhttp.Handler or retrygrpc's server interceptors when that request is
+// a retry already (see docs/layers.md). The hedge delay is not jittered. With a
 // policy.Latency, the latency of every successful attempt is given to it,
 // measured on the policy's clock.
 //
