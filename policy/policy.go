@@ -255,14 +255,12 @@ func (p Policy) WithResetRule(r ResetRule) Policy {
 }
 
 // WithGuard returns a copy whose retries go ahead only while g admits them.
-// g learns how every attempt made under the policy ended. [Guard] gives the
-// rule by which it admits retries and holds them back. Give one g to every
-// policy that calls the same dependency. A retry that g holds back does not
-// end the call. The call waits and asks again, until its attempts or its
-// time run out. While the dependency answers nothing but overload, g also
-// holds new calls back. Such a call ends at once with an error matching
-// retry.ErrShed. WithGuard(nil) removes the guard. An invalid guard makes
-// the policy invalid.
+// g learns how every attempt made under the policy ended. Give one g to
+// every policy that calls the same dependency. A retry that g denies does
+// not end the call: the call waits and asks again, until its attempts or
+// its time run out. In a stall, g also makes new calls wait for their turn.
+// [Guard] states these rules. WithGuard(nil) removes the guard. An invalid
+// guard makes the policy invalid.
 func (p Policy) WithGuard(g *Guard) Policy {
 	return p.with(func(c *config) { c.guard = g })
 }
@@ -277,9 +275,10 @@ const defaultMaxHint = 5 * time.Minute
 // the cap, because coming back earlier than a server asked only earns
 // another refusal. A hint above d ends the call at once with an error
 // matching retry.ErrHintTooLong and the last error. So the call never sleeps
-// for hours, and never quietly shortens the wait. The default is five
-// minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid. To honour
-// any hint, give a very large d.
+// for hours, and never quietly shortens the wait. A hint that would end
+// past the context's deadline or the policy's time limit ends the call the
+// same way. The default is five minutes, the kubelet's cap. A d ≤ 0 makes
+// the policy invalid. To honour any hint, give a very large d.
 //
 // WithMaxHint bounds a server's hint, and a longer hint ends the call.
 // [Policy.WithCap] bounds each scheduled wait and never ends a call.

@@ -9,8 +9,8 @@ import (
 
 // clock is a call's timekeeping: the policy's clock, where the call's
 // elapsed time counts from, and the one timer a call on the real clock
-// waits with. A call that nothing times never reads the clock for itself;
-// its elapsed time is 0.
+// waits with. When [Error].Elapsed says a call reads no clock, timed is
+// false and its elapsed time is 0.
 type clock struct {
 	clk      policy.Clock // nil: the real clock
 	timed    bool         // the call counts its elapsed time

@@ -27,18 +27,12 @@ var (
 // timer. A call that waits on the real clock uses one timer, however many
 // times it waits. A panic in fn is not recovered.
 //
-// A served request's context is the one that retryhttp.Handler or
-// retrygrpc's server interceptors give a handler. On it, when the request
-// is a retry already, the call does not retry an answer of its dependency.
-// It still retries an attempt that never reached the dependency, such as a
-// refused connection. Its end is recorded for the server, by the rule of
-// docs/layers.md.
+// On the context of a request behind retryhttp.Handler or retrygrpc's
+// server interceptors, a call may retry less, by the rule of docs/layers.md.
 //
 // Time counts from the start of the call, the first attempt included. The
-// time limit, [Error].Elapsed and the hooks' Elapsed all count from there. Elapsed
-// is 0 when nothing times the call. A deadline, a time limit, hooks or a
-// stable-run reset rule time a call. A call that nothing times does not
-// read the clock for itself.
+// time limit, [Error].Elapsed and the hooks' Elapsed all count from there.
+// [Error].Elapsed says when a call reads no clock at all.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	if g, ok := first(ctx, fn != nil, p, opts); ok {
 		if g != nil {
@@ -70,7 +64,7 @@ func tryFirst(ctx context.Context, fn func(context.Context) error, g *admit.Guar
 
 // first reports whether a call can make its first attempt before anything
 // is set up: it has no options, a function, a valid policy without an
-// attempt timeout, nothing times it, its context carries no other call's
+// attempt timeout, it reads no clock, its context carries no other call's
 // attempt number (see Attempt), and the policy's guard, if any, lets it
 // start. Such a call, when it succeeds, costs next to nothing; when it
 // fails, the loop goes on from there. It returns the guard, to be told of

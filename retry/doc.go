@@ -25,8 +25,8 @@
 //
 // # The loop
 //
-// A call that the policy's guard holds back first waits for its turn (see
-// policy.Guard, "New calls held back"). Then every call runs the same
+// In a stall, a call may first wait for its turn at the policy's guard (see
+// policy.Guard, "New calls wait their turn"). Then every call runs the same
 // steps, in this order, each a rule of its own:
 //
 //  1. Make an attempt. [Hedge] makes a round of attempts.

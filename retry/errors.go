@@ -12,21 +12,21 @@ import (
 
 // ErrExhausted is matched by the error of every call that a limit ended:
 // the attempt limit, the time limit, or the context's deadline that the
-// next wait would pass. [ErrThrottled], [ErrHintTooLong] and a limit's
-// [ErrShed] refine it. docs/calls.md, under "How a call ends", lists every
-// way a call ends and the sentinels each matches.
+// next wait would pass. The sentinels of the other limits refine it, so
+// every limit matches it. docs/calls.md, under "How a call ends", lists
+// every way a call ends and the sentinels each matches.
 var ErrExhausted = errors.New("retry: exhausted")
 
 // ErrThrottled is matched by the error of a call that a limit ended while
-// the policy's guard held its retries back. It matches [ErrExhausted] too.
+// the policy's guard denied its retries. It matches [ErrExhausted] too.
 // See docs/calls.md, "How a call ends", and policy.Guard for the rule.
 var ErrThrottled error = &limitError{"retry: retries throttled"}
 
-// ErrShed is matched by the error of a call that the policy's guard held
-// back before its first attempt, so the operation never ran. It matches
-// [ErrExhausted] too when a limit ended the wait, and the context's error
-// when the context did. See docs/calls.md, "How a call ends", and
-// policy.Guard, "New calls held back", for the rule.
+// ErrShed is matched by the error of a call that ended while its first
+// attempt waited for its turn at the policy's guard, so the operation never
+// ran. It matches [ErrExhausted] too when a limit ended the wait, and the
+// context's error when the context did. See docs/calls.md, "How a call
+// ends", and policy.Guard, "New calls wait their turn", for the rule.
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by the error of an attempt that the
@@ -62,16 +62,16 @@ type Error struct {
 	// attempt included, as the time limit counts it. In Loop it counts from
 	// the end of the last run that succeeded or started the back-off over.
 	// When there is no such run, it counts from the start of the Loop. It
-	// is 0 for a call that nothing times. A deadline, a time limit, hooks
-	// or a stable-run reset rule time a call.
+	// is 0 for a call that never reads the clock: one with no deadline, no
+	// time limit, no hooks and no stable-run reset rule. Such a call's
+	// message names no time, never a wrong one.
 	Elapsed time.Duration
 	// Last is the error of the last attempt. It is nil when no attempt
 	// ran, and in Loop when the last run succeeded.
 	Last error
-	// Cause says why the call stopped: [ErrExhausted], [ErrThrottled],
-	// [ErrHintTooLong], [ErrShed], [ErrPushback], or the context's error
-	// when the caller's context ended the call. docs/calls.md says when
-	// each is given.
+	// Cause says why the call stopped: one of this package's sentinels,
+	// or the context's error when the caller's context ended the call.
+	// docs/calls.md, under "How a call ends", says which, and when.
 	Cause error
 
 	loop     bool   // a Loop's error: Attempts counts the failed runs in a row

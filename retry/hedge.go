@@ -54,11 +54,12 @@ var (
 // while retries of real failures go on.
 //
 // No hedge starts whose delay would end after ctx's deadline or past the
-// policy's time limit. None starts on a served request's context when the
-// request is a retry already (see docs/layers.md). The hedge delay is not
-// jittered. Under a guard, the duration of every successful attempt,
-// measured on the policy's clock, goes to the guard's latency estimate,
-// which a hedge quantile reads (see policy.Hedging).
+// policy's time limit. None starts on the context of a request behind
+// retryhttp.Handler or retrygrpc's server interceptors when that request is
+// a retry already (see docs/layers.md). The hedge delay is not jittered.
+// Under a guard, the duration of every successful attempt, measured on the
+// policy's clock, goes to the guard's latency estimate, which a hedge
+// quantile reads (see policy.Hedging).
 //
 // fn must be safe for concurrent use, and must not panic: an attempt runs
 // on a goroutine of its own, where a panic ends the program. Hedge returns

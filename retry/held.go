@@ -7,21 +7,18 @@ import (
 	"github.com/retrykit/retrykit/internal/admit"
 )
 
-// probeEvery is how often a call that the guard holds back asks to go as
-// the guard's probe: the guard lets one attempt a second through.
+// probeEvery is how often a call waiting for its turn at the guard asks to
+// go as the guard's probe.
 const probeEvery = time.Second
 
-// errHeld stands for the attempt a held-back call has not made, for the
-// limits, which end a call only after a failure.
+// errHeld stands for the attempt that a call waiting for its turn has not
+// made, for the limits, which end a call only after a failure.
 var errHeld = errors.New("retry: held back")
 
-// enter waits until the guard lets the call's first attempt start. A first
-// attempt held back is treated as a denied retry: the call waits its next
-// back-off delay, unless its turn comes first, and asks again, and each
-// wait uses up an attempt. While it waits it asks a second apart to go as
-// the guard's probe. It returns the error that ends the call when a limit
-// comes first: it matches ErrShed, and ctx's error when ctx ends. A Loop
-// waits for as long as ctx allows.
+// enter waits until the guard lets the call's first attempt start, by the
+// rule of policy.Guard ("New calls wait their turn"). It returns the error
+// that ends the call when a limit or ctx ends the wait. A Loop waits for as
+// long as ctx allows.
 func (c *call) enter(g *admit.Guard) error {
 	t := g.Enter()
 	if t == nil {
@@ -67,7 +64,7 @@ func (c *call) waitTurn(d time.Duration, turn <-chan struct{}) (turned bool, err
 	return false, nil
 }
 
-// shed makes e, the error of a call that ended while held back, match
+// shed makes e, the error of a call that ended while waiting its turn, match
 // ErrShed, with no last error: the operation never ran.
 func (c *call) shed(e *Error) *Error {
 	e.Last = nil

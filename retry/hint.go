@@ -15,15 +15,10 @@ var ErrHintTooLong error = &limitError{"retry: hinted wait too long"}
 
 // After marks err with a server's hint: wait d before the next attempt,
 // instead of the schedule's delay. An HTTP Retry-After and a gRPC pushback
-// are such hints. The hint is honoured as given, not cut to the policy's
-// cap. Coming back earlier than asked would only earn another refusal. A
-// hint ≤ 0 means retry now. The hint is not jittered.
-//
-// A hint that is too long ends the call at once, with an error matching
-// [ErrHintTooLong] and the last error. A hint is too long when it is above
-// the policy's hint ceiling, 5 minutes by default, set by
-// policy.Policy.WithMaxHint. It is also too long when it would end past
-// the context's deadline or the policy's time limit.
+// are such hints. A hint ≤ 0 means retry now. The hint is not jittered.
+// A hint too long for the policy's hint ceiling, its time limit or the
+// context's deadline ends the call at once: policy.Policy.WithMaxHint has
+// the rule.
 //
 // The schedule carries on after a hinted wait rather than starting over.
 // A server that pushed back once is likely still loaded, and starting over

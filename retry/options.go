@@ -57,7 +57,7 @@ func WithHooks(h *Hooks) Option {
 //   - A wait announced. OnRetry is called before the call waits after a
 //     failed attempt.
 //   - A retry denied after it. OnDenied is called when the wait is over and
-//     the policy's guard holds the retry back. No attempt runs, and the
+//     the policy's guard denies the retry. No attempt runs, and the
 //     call announces another wait or ends.
 //   - A retry made. OnAttempt is called when the wait is over and the retry
 //     starts.
@@ -72,8 +72,8 @@ func WithHooks(h *Hooks) Option {
 // before each ask, as if each denied retry had failed. Each denied retry
 // uses up the attempt it replaced. The call ends with [ErrThrottled] when
 // the retry denied was the last one the attempt limit allows. So a caller
-// held back waits its whole schedule, as it would have with every retry
-// made and failed. An example:
+// whose retries are denied waits its whole schedule, as it would have with
+// every retry made and failed. An example:
 //
 //   - The guard has no token left, and this second's probe is spent.
 //   - Another call is in flight on the same guard.
@@ -82,9 +82,9 @@ func WithHooks(h *Hooks) Option {
 //
 // The operation runs once. OnRetry and OnDenied are called three times
 // each. The call ends with ErrThrottled after 300ms. DoneEvent.Attempts is
-// 1 and DoneEvent.Denied is 3. Alone in flight, the same call makes all
-// four attempts, because the guard never denies the retries of a call
-// alone in flight. See policy.Guard.
+// 1 and DoneEvent.Denied is 3. As the only call in flight, the same call
+// makes all four attempts, because the guard never denies the retries of
+// the only call in flight. See policy.Guard.
 //
 // Count retries made from OnAttempt, as its events with Attempt above 1 and
 // Hedge false. OnRetry counts waits announced, which include denied

@@ -54,7 +54,7 @@ func (c *call) repeat(err error) int {
 	return served.Retry
 }
 
-// overloaded reports whether every attempt of the call showed overload
+// overloaded reports whether every attempt of the call counted as overload
 // and the policy's guard agrees: its last 16 attempts in a row did too.
 func (c *call) overloaded() bool {
 	return c.attempts > 0 && !c.mixed && guardOf(c.p).Stalled()
@@ -80,7 +80,7 @@ func (c *call) unreached(err error) bool {
 }
 
 // starved reports whether the call serves a request, its
-// guard has no whole token left, and err, its last error, is an answer of
+// guard has less than one token left, and err, its last error, is an answer of
 // the dependency: it is not retried, and its caller is told not to retry
 // instead.
 func (c *call) starved(err error) bool {

@@ -18,16 +18,12 @@
 // [WithIdempotencyKeys] gives every call a key that a server can
 // deduplicate its attempts by.
 //
-// Each interceptor has a guard against retry storms, as each retryhttp
-// Transport and each retrykube limiter has. When p carries none, it is a
-// guard of its own, policy.NewGuard(50, 1). A guard in p
-// (policy.Policy.WithGuard) takes its place, and is how interceptors share
-// one. A connection's unary and stream interceptors call one dependency, so
-// give them one guard through the policy:
+// Each interceptor has a guard against retry storms: the guard in p, or
+// else one of its own. docs/admission.md says why. A connection's unary and
+// stream interceptors call one dependency, so give them one guard through
+// the policy:
 //
 //	p = p.WithGuard(policy.NewGuard(50, 1))
-//
-// There is no switch to turn the guard off: docs/admission.md says why.
 //
 // An interceptor built with an invalid policy refuses every call, before
 // anything is sent, with codes.Internal and an error matching

@@ -17,8 +17,8 @@ import (
 // these ways:
 //
 //   - Its guard shed it, or denied its retries.
-//   - It left its guard without a whole token.
-//   - Every attempt of it showed overload, and so did the last 16 attempts
+//   - It left its guard with less than one token.
+//   - Every attempt of it counted as overload, and so did the last 16 attempts
 //     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //

@@ -29,8 +29,9 @@ import (
 // *retry.Error, with the attempts made and the last status. A pushback
 // that says stop, such as a server behind [UnaryServerInterceptor] sends,
 // makes it match retry.ErrPushback, and the guard counts it as overload. A
-// call the policy's guard held back until a limit came first fails before
-// its first attempt with an error matching retry.ErrShed.
+// call that ended while waiting for its turn at the guard fails before its
+// first attempt. docs/calls.md, under "How a call ends", lists the errors
+// of each end.
 //
 // gRPC's own retry, a retryPolicy in the service config, runs beneath the
 // interceptor, once per attempt. The attempts then multiply, so dial with

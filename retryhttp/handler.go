@@ -34,8 +34,8 @@ const (
 // one of these ways:
 //
 //   - Its guard shed it, or denied its retries.
-//   - It left its guard without a whole token.
-//   - Every attempt of it showed overload, and so did the last 16 attempts
+//   - It left its guard with less than one token.
+//   - Every attempt of it counted as overload, and so did the last 16 attempts
 //     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //
@@ -55,7 +55,7 @@ const (
 // chain of servers add up rather than multiply. An attempt that never
 // reached the dependency, such as a refused connection, is still retried as
 // the policy says. Whatever the header, such a call retries an answer of
-// its dependency only while its guard has a whole token left. Otherwise it
+// its dependency only while its guard has at least one token left. Otherwise it
 // ends at once with retry.ErrThrottled and the answer carries the header. A garbled or negative value
 // counts as 0. A value too large for an int counts as the largest int.
 //

@@ -21,11 +21,10 @@ import (
 // returns the error of the request's GetBody, whose message starts with
 // "retryhttp: rewinding the request body: ", and no *retry.Error.
 //
-// The error's Elapsed counts
-// from the start of the request. Elapsed is 0 unless the request has a
-// deadline, or the Transport has retry options (WithRetryOptions), an
-// attempt timeout, a time limit or a stable-run reset rule. Without any of
-// these, the Transport reads no clock for the request.
+// The error's Elapsed counts from the start of the request. It is 0 for a
+// request that reads no clock, as retry.Error's Elapsed says. Through a
+// Transport, retry options (WithRetryOptions) and an attempt timeout make
+// a request read the clock too.
 //
 // Err returns nil for a response that was not to be retried. That covers a
 // response refused by the Transport's classification, by [WithClassifier] or

@@ -48,13 +48,9 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 //
 // What is retried. By default, [DefaultRetryable] decides. It retries
 // connection errors and the statuses 429, 502, 503 and 504, for requests
-// that are safe to repeat. Connection errors include refused and reset
-// connections, an EOF before a response, and the base transport's own
-// timeouts. An untrusted certificate or a server's refusal of a client
-// without a certificate is not one (see [DefaultRetryable]). A request is
-// safe to repeat when its method is GET, HEAD, OPTIONS, TRACE, PUT or
-// DELETE, or when it has a non-empty Idempotency-Key header. Once the
-// request's context is done, nothing is retried.
+// that are safe to repeat. Its doc says what a connection error is and
+// which requests are safe to repeat. Once the request's context is done,
+// nothing is retried.
 //
 // Two predicates decide what is retried. [WithClassifier] replaces the
 // Transport's classification, and sees the request, the response and the
@@ -68,13 +64,12 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // What RoundTrip returns. A final response always comes back untouched, with
 // a nil error, even when its status would have been retried. That happens
 // when the policy's limits, the guard, the request's deadline or a too-long
-// Retry-After end the call. [Err] then says why. When connection errors
-// exhaust the policy, RoundTrip returns a nil response and a *retry.Error.
-// That error matches retry.ErrExhausted and the last connection error. An
-// http.Client wraps it in a *url.Error, and errors.Is still finds both.
-// A request the guard held back until a limit came first is never sent:
-// RoundTrip returns a nil response with an error matching retry.ErrShed and
-// retry.ErrExhausted.
+// Retry-After end the call. [Err] then says why. A call that ends with no
+// response in hand returns a nil response and a *retry.Error, which also
+// matches the last connection error. An http.Client wraps it in a
+// *url.Error, and errors.Is still finds both. A request that ended while
+// waiting for its turn at the guard was never sent. docs/calls.md, under
+// "How a call ends", lists the errors of each end.
 //
 // The base transport may also send a request again on its own. net/http
 // does so for an idempotent request whose reused connection is reset before
@@ -97,23 +92,20 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // it, so that its connection serves other requests meanwhile. Its body is
 // drained and closed. The drain reads at most 64 KiB, for at most one
 // second of real time. A longer or stalled body is closed unread, which
-// drops that one connection. With a guard, the retry may be held back after
+// drops that one connection. With a guard, the retry may be denied after
 // the wait, and the response then becomes the final one. So with a guard
 // the body is kept in memory instead, up to 64 KiB (see [ErrBodyDropped]).
 //
 // Retry-After is a server hint (see retry.After), in seconds or as an
-// HTTP-date. The call waits as long as it asks. The policy's hint ceiling
-// (policy.Policy.WithMaxHint), its time limit and the request's deadline
-// bound that wait. A Retry-After past any of them ends the call at once,
-// with the response. Retry-After: 0 retries at once. A garbled or negative
-// value, or a date in the past, falls back to the schedule.
+// HTTP-date, bounded as policy.Policy.WithMaxHint says. One too long ends
+// the call at once, with the response. Retry-After: 0 retries at once. A
+// garbled or negative value, or a date in the past, falls back to the
+// schedule.
 //
 // Timeouts. The policy's per-attempt timeout
 // (policy.Policy.WithAttemptTimeout) bounds how long each attempt may take
-// to produce its response headers. An attempt cut off by it is retried. Its
-// error matches retry.ErrAttemptTimeout, as in package retry. The attempt
-// timeout never cuts the body of the response handed back. It follows the
-// policy's clock, as in package retry.
+// to produce its response headers, and works as in package retry. It never
+// cuts the body of the response handed back.
 //
 // The request's context governs everything. When it is done during a wait,
 // RoundTrip returns at once. The error matches the context's error, and its
@@ -134,7 +126,7 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // Each retry carries the header "Retry-Previous-Attempts" with the attempts
 // that came before it. The count stops at the largest int rather than
 // wrapping. A request made while serving a retry behind Handler carries it
-// from its first attempt on, and makes one attempt (see retry.Serve).
+// from its first attempt on, and makes one attempt (see [Handler]).
 //
 // Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
 // Idempotency-Key, which makes it safe to retry. A request's context may
@@ -226,26 +218,15 @@ func WithRetryOptions(opts ...retry.Option) Option {
 //	base.MaxIdleConnsPerHost = 64 // the requests one host may have in flight at once
 //	tr, err := retryhttp.New(base, p)
 //
-// Every Transport built by New has a guard against retry storms, which all
-// its requests share. When p carries none, it is a guard of its own,
-// policy.NewGuard(50, 1). A guard in p (policy.Policy.WithGuard) takes its
-// place, and is how Transports share one. There is no switch to turn the
-// guard off: docs/admission.md says why. See policy.Guard for the rule. The guard hears what the dependency
-// did with every attempt, whatever the method. A 5xx, a 429 or a connection
-// failure is a failure, even for a request that is not retried. Any other
-// response is a success. A failure shows overload, as policy.Guard defines
-// it, when it is a 429, a 504, a 5xx with Retry-After or a timeout. Any other
-// failure is a fast failure. When the guard denies a retry, the call waits its
-// back-off delay and asks again. A request that runs out of attempts or time
-// while denied returns its last response, and [Err] says that the guard
-// stopped it. When its last attempt got no response, as after an attempt
-// timeout, RoundTrip returns an error matching retry.ErrThrottled instead.
-// While the guard holds new calls back, a request waits for its turn before
-// anything is sent, as policy.Guard says. Give p an attempt timeout
-// with policy.Policy.WithAttemptTimeout. The guard reads an attempt cut off
-// by it as overload. It reads one cut off by the request's own context as
-// nothing. Use one Transport per dependency, so that each dependency has one
-// guard.
+// Every Transport built by New has a guard, shared by all its requests:
+// the guard in p (policy.Policy.WithGuard), or else one of its own,
+// policy.NewGuard(50, 1). docs/admission.md says why. Use one Transport per
+// dependency, and give p an attempt timeout, so that the guard sees a
+// stall. The guard hears every attempt, whatever the method: a 5xx, a 429
+// or a connection failure is a failure, even for a request that is not
+// retried, and any other response is a success. policy.Guard states how
+// the guard admits retries, when it makes new requests wait, and what
+// counts as overload.
 //
 // When p hedges (policy.Policy.WithHedging), so does the Transport. While
 // an attempt has sent no response headers after the hedge delay, another is
@@ -476,9 +457,9 @@ type firstAttempt struct {
 
 // elapsed returns the time of a call whose loop took d: the loop's clock
 // started after the first attempt, whose time is added. A request that
-// nothing times read no clock for its first attempt: its call tells no
-// time, rather than one that leaves that attempt out, as package retry's
-// calls that nothing times.
+// reads no clock (see Err) read none for its first attempt either: its
+// call tells no time, rather than one that leaves that attempt out, as
+// package retry's calls that read no clock.
 func (f *firstAttempt) elapsed(d time.Duration) time.Duration {
 	if f.start.IsZero() {
 		return 0
@@ -554,7 +535,7 @@ func (c *call) loop() (*http.Response, error) {
 // attempt just made is not the final one, so it is released now rather
 // than held for the length of the wait.
 //
-// With a guard, the retry may be held back after the wait and the call end
+// With a guard, the retry may be denied after the wait and the call end
 // there: the response is then the final one, so its body is kept in memory
 // instead (up to 64 KiB), which frees its connection all the same.
 func (c *call) onRetry(ctx context.Context, e retry.RetryEvent) {

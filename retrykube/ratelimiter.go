@@ -27,13 +27,10 @@ import (
 // item is forgotten, the limiter is back to its starting size. The table is
 // a [backoff.Keyed], which never sweeps: later calls let go of idle items.
 //
-// Each limiter has a guard against requeue storms. When p carries none, it
-// is a guard of its own, policy.NewGuard(50, 1), as retryhttp.New gives each
-// Transport. A guard in p (Policy.WithGuard) takes its place, and is how
-// limiters share one: give every controller that calls the same dependency
-// the same guard. There is no switch to turn the guard off:
-// docs/admission.md says why. The limiter tells the guard how each
-// reconcile ended. An item's first failure in a row is a first try's,
+// Each limiter has a guard against requeue storms: the guard in p, or else
+// one of its own, policy.NewGuard(50, 1). docs/admission.md says why. Give
+// every controller that calls the same dependency the same guard, through
+// the policy. The limiter tells the guard how each reconcile ended. An item's first failure in a row is a first try's,
 // because no requeue ran that reconcile. The guard counts it as a first try
 // that failed fast, which takes half the ratio: half a token for the
 // limiter's own guard. It counts each later failure in a row as a retry

@@ -21,7 +21,7 @@ const (
 	deadline                   // the call's context passed its deadline (context.DeadlineExceeded as the Cause)
 	hintTooLong                // a server hint asked for a wait past the hint ceiling, the time limit or the deadline (retry.ErrHintTooLong)
 	invalid                    // refused before the first attempt (policy.ErrInvalid)
-	shed                       // held back by the guard before its first attempt (retry.ErrShed)
+	shed                       // ended while waiting its turn at the guard, before its first attempt (retry.ErrShed)
 	numOutcomes
 )
 

@@ -86,8 +86,8 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //
 //   - retry.client.calls, a counter in {call}, counts the calls by how they
 //     ended: success, exhausted, throttled, permanent, cancelled, deadline,
-//     hint_too_long, invalid or shed. A shed call was held back by the
-//     guard before its first attempt, with retry.ErrShed.
+//     hint_too_long, invalid or shed. A shed call ended with retry.ErrShed
+//     while it waited for its turn at the guard, before its first attempt.
 //   - retry.client.call.retries, a histogram in {retry} after A96's
 //     grpc.client.call.retries, records the retries of each call that
 //     retried. A call's retries are its attempts, counting the first attempt,
@@ -99,7 +99,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 //     spent waiting between its attempts, DoneEvent.Waited. The waits that
 //     the guard imposed count too.
 //   - retry.client.retry.denied, a counter in {retry}, counts the retries
-//     that the policy's guard held back after their wait, DoneEvent.Denied.
+//     that the policy's guard denied after their wait, DoneEvent.Denied.
 //     Each of them made its call wait again and ask again. The one that
 //     ended a throttled call counts too.
 //   - retry.client.hedge.started, a counter in {hedge}, counts the attempts

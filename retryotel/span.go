@@ -46,7 +46,7 @@ func spanRetry(ctx context.Context, e retry.RetryEvent) {
 }
 
 // spanDenied adds a "retry.denied" event to the span in ctx, when it
-// records: the guard held back the retry that the last "retry" event's
+// records: the guard denied the retry that the last "retry" event's
 // wait was for.
 func spanDenied(ctx context.Context, e retry.RetryEvent) {
 	span := trace.SpanFromContext(ctx)

@@ -36,9 +36,9 @@ import (
 // A retry runs only while the policy's guard admits it. A retry is a run
 // whose job.Attempt is above 1. Only a guard set with policy.Policy.WithGuard
 // is asked; a policy with no guard admits every retry. First runs are never
-// held back. River counts failed runs, not snoozes. So a first run that
+// denied. River counts failed runs, not snoozes. So a first run that
 // snoozed for a hint is still a first run when it comes back, and is not
-// held back.
+// denied.
 //
 // A retry the guard denies is snoozed for the schedule's next delay, and
 // asks again when it comes back. The snooze is never shorter than a second.
@@ -47,7 +47,7 @@ import (
 // the held-back jobs follow as soon as the dependency is back.
 //
 // The guard learns how every run ended: a success, a failure, or an
-// overload. A run shows overload as policy.Guard defines it: a run cut off
+// overload. A run counts as overload as policy.Guard defines it: a run cut off
 // by its timeout, an error that reports a timeout, or a hint. A run
 // ended because the job's context was cancelled tells the guard nothing,
 // and neither does an error that cancels the job. A guard counts the load

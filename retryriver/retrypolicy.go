@@ -17,7 +17,7 @@ import (
 //
 // n counts the job's attempts, the first run included. It also counts the
 // snoozes the job's [Middleware] made it take, for a hint or for a retry the
-// guard held back. So the schedule carries on after those waits, as in
+// guard denied. So the schedule carries on after those waits, as in
 // retry.Do, instead of repeating a step. prev is the wait before the current
 // attempt, as the job's row records it. It runs from the previous attempt's
 // start to this attempt's scheduled time, and is 0 after the first attempt.

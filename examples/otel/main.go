@@ -37,7 +37,7 @@ import (
 // . a 200. First a flaky spell: some calls succeed at once, some after one
 // or two retries. Then an outage: each call gives up after three attempts.
 // The program makes one call at a time, and the Transport's guard never
-// holds back the retries of a caller alone in flight, so no call is
+// denies the retries of the only call in flight, so no call is
 // throttled. Then the server is back.
 const script = "..F.FF.F.." + "FFFFFFFFFFFFFFFFFF" + "......"
 

@@ -1,13 +1,10 @@
-// Package admission is the one home of the admission default that
-// retryhttp, retrygrpc and retrykube share: a policy that carries no guard
-// gets a guard of its own, policy.NewGuard(50, 1), for each Transport,
-// interceptor or rate limiter built from it. A guard in the policy is how
-// several of them share one.
+// Package admission carries out the admission default that retryhttp,
+// retrygrpc and retrykube share, as docs/admission.md ("Guards across the
+// packages") states it: [Guarded] gives a policy that carries no guard one
+// of its own.
 //
 // [Off] exists for this repository's tests and benchmarks, which measure
-// plain retries beside the guard. Users have no way to reach it: see
-// docs/admission.md for why the integrations offer no switch to turn
-// admission off.
+// plain retries beside the guard. Users have no way to reach it.
 package admission
 
 import "github.com/retrykit/retrykit/policy"

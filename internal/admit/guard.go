@@ -28,7 +28,7 @@ const guardScale = 1_000_000
 // maxGuardTokens is the largest capacity New accepts.
 const maxGuardTokens = 1_000_000
 
-// stallRun is how many attempts in a row must show overload, with no
+// stallRun is how many attempts in a row must count as overload, with no
 // success or fast failure between them, before the guard holds new calls
 // back; stallInFlight is how many attempts it lets run meanwhile.
 const (
@@ -51,7 +51,7 @@ type Guard struct {
 	probe   atomic.Int64 // the earliest time of the next probe, in Unix nanoseconds
 	calls   atomic.Int64 // the calls in flight, from Start to Done
 	running atomic.Int64 // the attempts running, from Enter or a retry's start to Leave
-	stall   atomic.Int64 // the attempts in a row that showed overload, since the last answer
+	stall   atomic.Int64 // the attempts in a row that counted as overload, since the last answer
 	line    line         // the first attempts waiting for their turn
 	cap     int64        // capacity, in millionths
 	refill  int64        // tokens a success adds, in millionths
@@ -99,7 +99,7 @@ const (
 	// does. A failed retry takes a token. A failed first try takes half
 	// the ratio.
 	Failed
-	// Overloaded: the attempt showed overload, as the doc of policy.Guard
+	// Overloaded: the attempt counted as overload, as the doc of policy.Guard
 	// defines it under "Overload". An overloaded first try takes a token.
 	// An overloaded retry takes two.
 	Overloaded
@@ -153,7 +153,7 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 
 // Start tells the guard that a call begins, and Done that it has ended.
 // Between the two the call is in flight, its waits included: the guard
-// admits the retries of a call alone in flight whatever the tokens. Call
+// admits the retries of the only call in flight whatever the tokens. Call
 // Done in a defer, so that a panic cannot leave the call counted. Package
 // retry tells the guard of every call its policy guards. An integration
 // that runs attempts itself and asks Allow for its retries should call
@@ -221,7 +221,7 @@ func (g *Guard) Tokens() float64 {
 	return float64(g.tokens.Load()) / guardScale
 }
 
-// Stalled reports whether the last 16 attempts in a row showed overload,
+// Stalled reports whether the last 16 attempts in a row counted as overload,
 // with no success or fast failure between them. It is the state in which
 // [Guard.Enter] holds first attempts back once 16 attempts are running. A nil *Guard
 // is not stalled.

@@ -32,10 +32,8 @@ type line struct {
 // [Guard.Probe] at once and then a second apart while it waits. It calls
 // [Guard.Abandon] if it gives up.
 //
-// The guard holds first attempts back only in a stall: once the last 16
-// attempts in a row have shown overload, 16 attempts at most run at once,
-// and first attempts wait for their turn in the order they came. A call
-// that has not started an attempt, or waits between two, takes no room.
+// The rule of when first attempts wait, and for how long, is stated in
+// the doc of policy.Guard, under "New calls wait their turn".
 func (g *Guard) Enter() *Turn {
 	if g.line.waiting.Load() == 0 && (g.stall.Load() < stallRun || g.running.Load() < stallInFlight) {
 		g.running.Add(1)

@@ -31,7 +31,7 @@ const (
 	// SlowOutage: no attempt is ever answered; each ends by its timeout.
 	SlowOutage
 	// LimitOutage: every attempt is refused at once by a rate limit (a
-	// 429 Too Many Requests), which shows overload.
+	// 429 Too Many Requests), which counts as overload.
 	LimitOutage
 )
 
@@ -297,7 +297,7 @@ var (
 )
 
 // limited is a rate limit's refusal, which reports a timeout as package
-// retryhttp reports a 429: it shows overload.
+// retryhttp reports a 429: it counts as overload.
 type limited struct{}
 
 func (limited) Error() string { return "storm: 429 too many requests" }
