@@ -101,7 +101,11 @@ import "github.com/retrykit/retrykit/internal/admit"
 // calls' retries start again.
 //
 // A denied retry means "not now". Package retry waits the next back-off
-// delay and asks again. The denied retry uses up the attempt it replaced.
+// delay and asks again. The wait ends early when the dependency serves
+// again: each success lets the denied retry that has waited longest ask
+// again at once, one for one, so retries denied during an outage come back
+// as fast as the dependency answers, without a rush. A server's hint is
+// waited out in full. The denied retry uses up the attempt it replaced.
 // A call ends while denied only when it runs out of attempts or time. It
 // then returns an error matching retry.ErrThrottled.
 //

@@ -126,10 +126,11 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		}
 		c.drop()
 		c.tell(err, d, hinted)
-		if ctxErr := c.clock.wait(c.ctx, d); ctxErr != nil {
+		waited, ctxErr := c.backOff(d, hinted)
+		if ctxErr != nil {
 			return c.finish(c.stopped(ctxErr, err))
 		}
-		c.prev, c.waited = d, c.waited+d
+		c.prev, c.waited = d, c.waited+waited
 		if fresh = c.admit(err); fresh {
 			err = c.attempt(fn, err != nil) // Loop's run after a success is no retry
 			continue

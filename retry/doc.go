@@ -39,7 +39,8 @@
 //     [After]. Loop waits at least 10ms.
 //  6. End if a limit says so: the attempt limit, the hint ceiling, the time
 //     limit, ctx's deadline.
-//  7. Wait.
+//  7. Wait. After a denied retry, the wait ends early when a success lets
+//     it go (see policy.Guard), unless it is a hint.
 //  8. Ask the guard. If it admits the retry, go to 1. If it denies it, the
 //     denied retry uses up its attempt, except in Loop. The call then goes
 //     to 5, or ends with [ErrThrottled] when that attempt was the last.

@@ -95,7 +95,8 @@ func WithHooks(h *Hooks) Option {
 //
 // AttemptEvent.Wait is the time waited since the attempt before, denied
 // retries included. After three waits of 400ms, the first two denied, it
-// is 1.2s.
+// is 1.2s. A wait after a denial that a success ended early counts for the
+// time it lasted.
 //
 // In Hedge and HedgeValue each attempt runs on a goroutine of its own.
 // OnAttempt is still called on the call's goroutine, before the attempt

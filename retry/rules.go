@@ -160,6 +160,25 @@ func (c *call) admit(err error) bool {
 	return !c.denied
 }
 
+// backOff waits d before the next attempt, and returns how long it waited,
+// or ctx's error if ctx ended first. After a retry the guard denied, the
+// wait ends early when a success lets the retry go (see admit.Guard.Denied):
+// the dependency serves again, and the retry need not wait out a back-off
+// drawn while it did not. A server's hint is waited out as given.
+func (c *call) backOff(d time.Duration, hinted bool) (time.Duration, error) {
+	g := guardOf(c.p)
+	if !c.denied || hinted || g == nil || d <= 0 {
+		return d, c.clock.wait(c.ctx, d)
+	}
+	t, began := g.Denied(), c.clock.now()
+	turned, err := c.clock.waitFor(c.ctx, d, t.C)
+	g.Withdraw(t)
+	if turned {
+		d = min(max(c.clock.now().Sub(began), 0), d)
+	}
+	return d, err
+}
+
 // lastChance reports whether the retry just denied was the last one the
 // attempt limit allows: waiting for it would be for nothing. A Loop waits
 // whatever the guard says: it is never ended by it.

@@ -53,6 +53,7 @@ type Guard struct {
 	running atomic.Int64 // the attempts running, from Enter or a retry's start to Leave
 	stall   atomic.Int64 // the attempts in a row that counted as overload, since the last answer
 	line    line         // the first attempts waiting for their turn
+	denied  line         // the denied retries waiting their back-off (denied.go)
 	cap     int64        // capacity, in millionths
 	refill  int64        // tokens a success adds, in millionths
 	err     error
@@ -148,6 +149,9 @@ func (g *Guard) Record(admitted bool, o Outcome) {
 		g.add(-guardScale, 0)
 	case o == Failed:
 		g.add(-g.refill/2, 0)
+	}
+	if (o == Succeeded || o == Slow) && g.denied.waiting.Load() > 0 {
+		g.letDeniedGo()
 	}
 }
 

@@ -165,8 +165,10 @@ func TestStressAdmissionGoals(t *testing.T) {
 			100*p.Success(), pp, p.Amplification(), 100*g.Success(), gp, g.Amplification())
 		require.Equal(t, 1.0, g.Success())
 		require.Zero(t, g.Shed, "calls held back from a dependency that fails fast")
-		// Plain retries jitter the same way: a few percent either side.
-		require.LessOrEqual(t, gp, pp+pp/10)
+		// A denied retry goes again as soon as a success lets it, so the
+		// guard ends its calls well before plain retries do (about 1.1 s
+		// after the outage, against 4.5 s).
+		require.LessOrEqual(t, gp, pp)
 	})
 	for _, o := range []storm.Outage{storm.FastOutage, storm.SlowOutage} {
 		s := storm.Down(o)
