@@ -83,7 +83,10 @@ func TestHintPastTheDeadlineFailsAtOnce(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrHintTooLong)
 	require.ErrorIs(t, err, errFlaky)
 	require.Zero(t, clk.Waits(), "no wait is started")
-	require.Contains(t, err.Error(), "the next wait of 2m0s would end after the deadline")
+	require.Contains(t, err.Error(), "the hinted wait of 2m0s would end after the deadline")
+	var e *retry.Error
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, retry.ErrHintTooLong, e.Cause, "the hint asked for the wait: Cause says so, as above the ceiling")
 }
 
 func TestHintPastTheTimeLimitFailsAtOnce(t *testing.T) {
@@ -92,6 +95,9 @@ func TestHintPastTheTimeLimitFailsAtOnce(t *testing.T) {
 	err := retry.Do(context.Background(), op.op, policy.Default().WithMaxElapsed(time.Minute).WithClock(clk))
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.ErrorIs(t, err, retry.ErrHintTooLong)
+	var e *retry.Error
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, retry.ErrHintTooLong, e.Cause, "the hint asked for the wait past the time limit")
 	require.ErrorIs(t, err, errFlaky)
 	require.Zero(t, clk.Waits())
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/retrykit/retrykit/internal/admit"
@@ -143,7 +144,13 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	default:
 		return nil
 	}
-	if hinted {
+	switch {
+	case hinted && e.Cause == ErrExhausted:
+		// The hint, not the schedule, asked for the wait past the limit:
+		// Cause says so, as it does for a hint above the ceiling.
+		e.Cause = ErrHintTooLong
+		e.detail = strings.Replace(e.detail, "the next wait of", "the hinted wait of", 1)
+	case hinted:
 		e.also = ErrHintTooLong
 	}
 	return e
