@@ -49,9 +49,10 @@ import (
 // retry, and the guard never holds it back.
 //
 // Each run is an attempt to the hooks: OnAttempt is called before it and
-// OnAttemptDone after it. Each wait is announced to OnRetry. Its Err is nil
-// after a run that succeeded. Its StartedOver is set when the back-off
-// started over. A run the guard denied is told to OnDenied.
+// OnAttemptDone after it. OnRetry is called before each pause. Its Err is
+// nil after a run that succeeded. Its StartedOver is set when the back-off
+// went back to its first delay. OnDenied is called for a run the guard
+// denied.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	return run(ctx, fn, p, opts, true)
 }
