@@ -275,18 +275,22 @@ func (p Policy) WithGuard(g *Guard) Policy {
 // [Policy.WithMaxHint] changes it.
 const defaultMaxHint = 5 * time.Minute
 
-// WithMaxHint returns a copy whose hint ceiling is d: the longest wait that
-// an operation's hint may ask for. A hint comes from retry.After, an HTTP
-// Retry-After or a gRPC pushback. The call waits a hint as given, even above
-// the cap, because coming back earlier than a server asked only earns
-// another refusal. A hint above d ends the call at once with an error
-// matching retry.ErrHintTooLong and the last error. So the call never sleeps
-// for hours, and never quietly shortens the wait. A hint that would end
-// past the context's deadline or the policy's time limit ends the call the
-// same way. The default is five minutes, the kubelet's cap. A d ≤ 0 makes
-// the policy invalid. To honour any hint, give a very large d.
+// WithMaxHint returns a copy whose hint ceiling is d. The default is five
+// minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid. To honour
+// any hint, give a very large d.
 //
-// WithMaxHint bounds a server's hint, and a longer hint ends the call.
+// A hint is a wait that the operation asks for before its next attempt:
+// with retry.After, or through a server's HTTP Retry-After or gRPC
+// pushback (grpc-retry-pushback-ms). The hint ceiling is the longest hint
+// the call waits.
+//
+// The call waits a hint as given, even above the cap. Coming back earlier
+// than a server asked only earns another refusal. A hint above d ends the
+// call at once, with an error matching retry.ErrHintTooLong and the last
+// error. So the call never sleeps for hours, and never quietly shortens
+// the wait. A hint that would end past the context's deadline or the
+// policy's time limit ends the call the same way.
+//
 // [Policy.WithCap] bounds each scheduled wait and never ends a call.
 // [Policy.WithMaxElapsed] bounds the whole call.
 func (p Policy) WithMaxHint(d time.Duration) Policy {

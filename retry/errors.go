@@ -51,12 +51,12 @@ func (e *limitError) Unwrap() error { return ErrExhausted }
 // errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
 // "How a call ends", lists each reason and the sentinels it matches.
 type Error struct {
-	// Attempts counts the attempts in the run of failures that ended the
-	// call, the first included. In Do, DoValue and Hedge that is every
-	// attempt the call made. A denied retry uses up the attempt it replaced
-	// but is not counted. In [Loop] a run is an attempt, and the run of
-	// failures starts after the last run that succeeded or started the
-	// back-off over. The message of a Loop's error gives its total runs too.
+	// Attempts counts the attempts the call made, the first included. A
+	// denied retry uses up the attempt it replaced, but is not counted. In
+	// [Loop] it counts the failed runs in a row that ended the Loop: the
+	// runs since the last run that succeeded or sent the back-off back to
+	// its first delay. The message of a Loop's error gives its total runs
+	// too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it.
