@@ -63,7 +63,8 @@ func WithHooks(h *Hooks) Option {
 //   - OnRetry, after a failed attempt, before the call waits.
 //   - Then, when the wait is over, one of two things. OnAttempt, when the
 //     retry starts. Or OnDenied, when the policy's guard denies the retry.
-//     After a denial no attempt runs. The call waits again, or ends.
+//     After a denial no attempt runs. The call calls OnRetry and waits
+//     again, or ends.
 //   - OnDone, once, when the call ends.
 //
 // So every OnRetry is followed by one OnAttempt or one OnDenied. The
@@ -77,8 +78,8 @@ func WithHooks(h *Hooks) Option {
 // Loop's pauses after a success.
 //
 // A denied retry costs what a failed retry costs. The call waits the
-// policy's delay before the retry, and the denied retry uses up its
-// attempt. When the denied retry was the last one the attempt limit
+// policy's delay before the retry, and the denied retry counts toward the
+// attempt limit. When the denied retry was the last one the attempt limit
 // allows, the call ends with [ErrThrottled]. For example:
 //
 //   - The policy is policy.Constant(100*time.Millisecond).WithMaxAttempts(4).
