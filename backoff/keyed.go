@@ -8,8 +8,9 @@ import (
 
 // Keyed keeps one back-off sequence per key, as client-go's
 // flowcontrol.Backoff does for the kubelet's ImagePullBackOff. [Keyed.Next]
-// advances a key's delay. [Keyed.Delay] says how long the key waits now. A
-// key left alone for longer than the idle window starts over.
+// advances a key's delay and returns it. [Keyed.Delay] returns the last
+// delay Next gave the key. It is not the time left to wait. A key left
+// alone for longer than the idle window goes back to the first delay.
 //
 // The zero Keyed is ready to use. It follows the kubelet schedule, 10s
 // doubling to a cap of 300s, with an idle window of 600s, twice the cap, as

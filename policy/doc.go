@@ -18,9 +18,10 @@
 //   - when to start a second attempt beside a slow one: [Hedging];
 //   - which [Clock] to read.
 //
-// Three settings bound time, in three ways. WithCap bounds each scheduled
-// wait and never ends a call. WithMaxHint bounds a server's hint, and a
-// longer hint ends the call. WithMaxElapsed bounds the whole call.
+// Three settings bound time: [Policy.WithCap] bounds each scheduled wait,
+// [Policy.WithMaxHint] bounds a wait a server asks for, and
+// [Policy.WithMaxElapsed] bounds the whole call. Their docs say what each
+// does when it is reached.
 //
 // Bad settings are never a panic. [Policy.Validate] reports them as errors
 // matching [ErrInvalid], and retry.Do refuses to run an invalid policy.

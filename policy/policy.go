@@ -80,11 +80,17 @@ func (p Policy) with(change func(*config)) Policy {
 	return Policy{c: &c}
 }
 
-// Default returns the Kubernetes kubelet back-off: 10s after the first
-// attempt, doubling, capped at 300s, with no jitter. Attempts start at 0, 10,
-// 30, 70, 150, 310, 610, 910s, … It has no attempt or time limit, so a call
-// retries forever until it succeeds, fails for good or its context ends. Add
-// a limit with [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
+// Default returns the Kubernetes kubelet back-off. The first retry waits
+// 10s after the first failed attempt. Each further wait doubles, up to
+// 300s. There is no jitter. Attempts start at 0, 10, 30, 70, 150, 310, 610,
+// 910s, … It has no attempt or time limit, so a call retries forever until
+// it succeeds, fails for good or its context ends. Add a limit with
+// [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
+//
+// To keep this shape with a shorter first wait, build it from
+// [Exponential]: Exponential(100*time.Millisecond).WithCap(3*time.Second)
+// waits 100ms, 200ms, 400ms, … up to 3s. Default has no setter for its
+// base.
 //
 // Default is the Policy to give to retry.Do. backoff.Default gives the same
 // delays as a stateful backoff.Strategy, for a loop of one's own.
@@ -135,15 +141,15 @@ func (p Policy) WithFactor(factor float64) Policy {
 }
 
 // WithCap returns a copy whose scheduled waits never exceed limit, jitter
-// included. The cap is a ceiling, never a stop condition: a delay that the
-// schedule puts above the cap waits the cap instead, and the call goes on. A
-// server's hint is not a scheduled wait, and may ask for more than the cap.
+// included. The cap never ends a call. A delay that the schedule puts above
+// the cap waits the cap instead, and the call goes on. A wait that a server
+// asks for (see [Policy.WithMaxHint]) is not a scheduled wait, and may be
+// longer than the cap.
 // WithCap(0) removes the cap. A negative limit makes the policy invalid, and
 // so does one below the base delay of an exponential or constant policy.
 //
-// WithCap bounds each scheduled wait and never ends a call.
-// [Policy.WithMaxHint] bounds a server's hint, and a longer hint ends the
-// call. [Policy.WithMaxElapsed] bounds the whole call.
+// [Policy.WithMaxHint] bounds a wait a server asks for, and a longer one
+// ends the call. [Policy.WithMaxElapsed] bounds the whole call.
 func (p Policy) WithCap(limit time.Duration) Policy {
 	return p.with(func(c *config) { c.cap = limit })
 }
@@ -269,18 +275,22 @@ func (p Policy) WithGuard(g *Guard) Policy {
 // [Policy.WithMaxHint] changes it.
 const defaultMaxHint = 5 * time.Minute
 
-// WithMaxHint returns a copy whose hint ceiling is d: the longest wait that
-// an operation's hint may ask for. A hint comes from retry.After, an HTTP
-// Retry-After or a gRPC pushback. The call waits a hint as given, even above
-// the cap, because coming back earlier than a server asked only earns
-// another refusal. A hint above d ends the call at once with an error
-// matching retry.ErrHintTooLong and the last error. So the call never sleeps
-// for hours, and never quietly shortens the wait. A hint that would end
-// past the context's deadline or the policy's time limit ends the call the
-// same way. The default is five minutes, the kubelet's cap. A d ≤ 0 makes
-// the policy invalid. To honour any hint, give a very large d.
+// WithMaxHint returns a copy whose hint ceiling is d. The default is five
+// minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid. To honour
+// any hint, give a very large d.
 //
-// WithMaxHint bounds a server's hint, and a longer hint ends the call.
+// A hint is a wait that the operation asks for before its next attempt:
+// with retry.After, or through a server's HTTP Retry-After or gRPC
+// pushback (grpc-retry-pushback-ms). The hint ceiling is the longest hint
+// the call waits.
+//
+// The call waits a hint as given, even above the cap. Coming back earlier
+// than a server asked only earns another refusal. A hint above d ends the
+// call at once, with an error matching retry.ErrHintTooLong and the last
+// error. So the call never sleeps for hours, and never quietly shortens
+// the wait. A hint that would end past the context's deadline or the
+// policy's time limit ends the call the same way.
+//
 // [Policy.WithCap] bounds each scheduled wait and never ends a call.
 // [Policy.WithMaxElapsed] bounds the whole call.
 func (p Policy) WithMaxHint(d time.Duration) Policy {

@@ -3,7 +3,9 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -130,10 +132,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// jsonObject is the object form of a policy. It is an alias of an unnamed
-// struct, not a type of its own, because encoding/json names the struct
-// type in its errors and they read as they always have.
-type jsonObject = struct {
+// jsonObject is the object form of a policy. Its Go type never shows in an
+// error: jsonDecodeError words encoding/json's errors in JSON's terms.
+type jsonObject struct {
 	Schedule       string   `json:"schedule"`
 	Base           string   `json:"base"`
 	Factor         *float64 `json:"factor"`
@@ -158,12 +159,50 @@ func decodeJSONObject(data []byte) (*jsonObject, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("policy: JSON: %v: %w", err, ErrInvalid)
+		return nil, jsonDecodeError(err)
 	}
 	if key, ok := repeatedKey(json.NewDecoder(bytes.NewReader(data))); ok {
 		return nil, fmt.Errorf("policy: JSON: %q given twice; each setting may appear once: %w", key, ErrInvalid)
 	}
 	return &obj, nil
+}
+
+// jsonFields are the object form's field names, for the error that rejects
+// an unknown one.
+const jsonFields = "schedule, base, factor, cap, attempts, elapsed, jitter, jitter_fraction, attempt_timeout, max_hint and reset (success, stable, idle)"
+
+// jsonDecodeError words an error of encoding/json in JSON's terms. Its own
+// messages name Go types, such as the unnamed struct of a reset rule.
+func jsonDecodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var msg string
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		msg = fmt.Sprintf("%q takes %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+	case errors.As(err, &typeErr):
+		msg = fmt.Sprintf("a policy is a JSON object or string, not a JSON %s", typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		msg = strings.TrimPrefix(err.Error(), "json: ") + "; the fields are " + jsonFields
+	default:
+		msg = strings.TrimPrefix(err.Error(), "json: ")
+	}
+	return fmt.Errorf("policy: JSON: %s: %w", msg, ErrInvalid)
+}
+
+// jsonKind names what a field of jsonObject holds, in JSON's words.
+func jsonKind(t reflect.Type) string {
+	switch {
+	case t == nil:
+		return "another value"
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Float64:
+		return "a number"
+	default:
+		return "an object"
+	}
 }
 
 // jsonWords spells the object form as the words of the text form, in the
@@ -211,12 +250,17 @@ func jsonScheduleWords(obj *jsonObject) ([]string, error) {
 			return nil, fmt.Errorf("policy: JSON: \"base\" given without \"schedule\": %w", ErrInvalid)
 		}
 		words = append(words, "default")
-	default:
+	case "exponential", "constant":
+		if obj.Base == "" {
+			return nil, fmt.Errorf("policy: JSON: \"schedule\": %q needs \"base\", a duration such as \"100ms\": %w", obj.Schedule, ErrInvalid)
+		}
 		words = append(words, obj.Schedule, obj.Base)
+	default:
+		return nil, fmt.Errorf("policy: JSON: \"schedule\": %q is not one of \"default\", \"exponential\" and \"constant\": %w", obj.Schedule, ErrInvalid)
 	}
 	if obj.Factor != nil {
 		if obj.Schedule != "exponential" {
-			return nil, fmt.Errorf("policy: JSON: \"factor\" given without \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
+			return nil, fmt.Errorf("policy: JSON: \"factor\" needs \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
 		}
 		words = append(words, "x"+formatFloat(*obj.Factor))
 	}
@@ -292,10 +336,28 @@ func parseWords(words []string, text string) (Policy, error) {
 	c := ps.c
 	c.seal()
 	if c.err != nil {
-		return Policy{}, fmt.Errorf("policy: parse %q: %w", text, c.err)
+		return Policy{}, &settingsError{text: text, err: c.err}
 	}
 	return Policy{c: &c}, nil
 }
+
+// settingsError is text that parses into an invalid policy. It quotes the
+// text once, then each invalid setting without the "policy: " prefix that
+// the message already has.
+type settingsError struct {
+	text string
+	err  error // the policy's validation error, matching ErrInvalid
+}
+
+func (e *settingsError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i, line := range lines {
+		lines[i] = strings.TrimPrefix(line, "policy: ")
+	}
+	return fmt.Sprintf("policy: parse %q: %s", e.text, strings.Join(lines, "; "))
+}
+
+func (e *settingsError) Unwrap() error { return e.err }
 
 // textParser reads the words of a policy's text form into c, one rule of
 // the grammar per method. i is the next word.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,8 +120,46 @@ func TestJSONRejects(t *testing.T) {
 		var p policy.Policy
 		err := json.Unmarshal([]byte(in), &p)
 		require.ErrorIs(t, err, policy.ErrInvalid, in)
-		require.ErrorContains(t, err, `"factor" given without "schedule": "exponential"`, in)
+		require.ErrorContains(t, err, `"factor" needs "schedule": "exponential"`, in)
 	}
+}
+
+// A JSON error names the JSON field at fault in JSON's words, and never a
+// Go type.
+func TestJSONErrorMessages(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"retry": 42}`, `policy: JSON: unknown field "retry"; the fields are schedule, base, factor,`},
+		{`{"attempts": "five"}`, `policy: JSON: "attempts" takes a number, not a JSON string`},
+		{`{"reset": {"stable": 5}}`, `policy: JSON: "reset.stable" takes a string, not a JSON number`},
+		{`[1]`, `policy: JSON: a policy is a JSON object or string, not a JSON array`},
+		{`{"schedule": "constant", "base": "1s", "factor": 2}`, `policy: JSON: "factor" needs "schedule": "exponential"; only an exponential schedule grows`},
+		{`{"schedule": "exponential"}`, `policy: JSON: "schedule": "exponential" needs "base", a duration such as "100ms"`},
+		{`{"schedule": "custom", "base": "1s"}`, `policy: JSON: "schedule": "custom" is not one of "default", "exponential" and "constant"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var p policy.Policy
+			err := json.Unmarshal([]byte(tt.in), &p)
+			require.ErrorIs(t, err, policy.ErrInvalid)
+			require.ErrorContains(t, err, tt.want)
+			require.NotContains(t, err.Error(), "struct", "UnmarshalJSON(%s) = %v, want no Go type in it", tt.in, err)
+			require.NotContains(t, err.Error(), "given without", "UnmarshalJSON(%s) = %v", tt.in, err)
+		})
+	}
+}
+
+// Text that parses into an invalid policy says "policy:" once, then each
+// invalid setting.
+func TestParseInvalidSettingsSaysPolicyOnce(t *testing.T) {
+	_, err := policy.Parse("exponential 100ms x0.5")
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.EqualError(t, err, `policy: parse "exponential 100ms x0.5": invalid factor: 0.5 is not a finite number ≥ 1`)
+
+	_, err = policy.Parse("exponential 1s cap -1s attempts -1")
+	require.ErrorIs(t, err, policy.ErrInvalid)
+	require.Equal(t, 1, strings.Count(err.Error(), "policy:"), "Parse() = %v, want one \"policy:\"", err)
+	require.ErrorContains(t, err, "invalid cap: -1s is negative")
+	require.ErrorContains(t, err, "; invalid attempts: -1 is negative")
 }
 
 func TestFlagValue(t *testing.T) {

@@ -105,31 +105,34 @@ func started(g *admit.Guard) bool {
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the
-// value of the last attempt with Do's error. So a value the operation
+// value of the last attempt, with Do's error. So a value the operation
 // returned with its error, such as a response or a partial result, is not
-// lost. When no attempt ran, the value is T's zero value. The values of
-// the attempts it retries are dropped. An operation whose value owns a
-// resource, such as a response body, releases it before it returns an
-// error. [HedgeValue] takes a cleanup for the values of its losing
-// attempts instead.
+// lost. When no attempt ran, the value is T's zero value.
+//
+// The values of retried attempts are dropped. So an operation whose value
+// owns a resource, such as a response body, must release it before it
+// returns an error. ([HedgeValue] instead takes a function that releases
+// the values it drops.)
 //
 // To retry on the value, such as a 503 response or an empty page, return
 // it with an error of the operation's own. The call retries that error as
 // any other. If it gives up, it still returns the value with it.
 //
-// The context of the attempt whose value DoValue returns is not cancelled
-// when DoValue returns. So a value bound to it stays usable: a stream, an
-// *sql.Rows, a response body read later. Under the policy's attempt
-// timeout, that context ends at its own timeout or when ctx ends,
-// whichever comes first. Without one, it ends with ctx. Under the timeout,
-// it makes its timer only when something first watches it through its
-// Done channel, as an operation that does I/O does. So a kept context
+// The context of the attempt whose value DoValue returns stays open after
+// DoValue returns. So a value bound to it stays usable: a stream, an
+// *sql.Rows, a response body read later. That context ends when ctx ends,
+// or at the policy's attempt timeout, whichever comes first.
+//
+// A kept context costs no memory until something watches it. Under an
+// attempt timeout, the context starts its timer only when its Done channel
+// is first used, as an operation that does I/O uses it. A kept context
 // that nothing watched holds no memory once the value is dropped, however
-// long the timeout. One that was watched holds its timer until it ends, as
-// a context of context.WithDeadline does. The context of an
-// attempt the call retries is cancelled as soon as the call starts to wait
-// after it. A value returned after such a wait, with [ErrThrottled] or
-// ctx's error, has its context cancelled already.
+// long the timeout. One that was watched holds its timer until it ends,
+// as a context from context.WithDeadline does.
+//
+// The context of a retried attempt is cancelled when the call starts to
+// wait after it. So a value returned after such a wait, with
+// [ErrThrottled] or ctx's error, has its context cancelled already.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	var c call

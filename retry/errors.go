@@ -51,20 +51,27 @@ func (e *limitError) Unwrap() error { return ErrExhausted }
 // errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
 // "How a call ends", lists each reason and the sentinels it matches.
 type Error struct {
-	// Attempts counts the attempts in the run of failures that ended the
-	// call, the first included. In Do, DoValue and Hedge that is every
-	// attempt the call made. A denied retry uses up the attempt it replaced
-	// but is not counted. In [Loop] a run is an attempt, and the run of
-	// failures starts after the last run that succeeded or started the
-	// back-off over. The message of a Loop's error gives its total runs too.
+	// Attempts counts the attempts the call made, the first included. A
+	// denied retry uses up the attempt it replaced, but is not counted. In
+	// [Loop] it counts the failed runs in a row that ended the Loop: the
+	// runs since the last run that succeeded or sent the back-off back to
+	// its first delay. The message of a Loop's error gives its total runs
+	// too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
-	// attempt included, as the time limit counts it. In Loop it counts from
-	// the end of the last run that succeeded or started the back-off over.
-	// When there is no such run, it counts from the start of the Loop. It
-	// is 0 for a call that never reads the clock: one with no deadline, no
-	// time limit, no hooks and no stable-run reset rule. Such a call's
-	// message names no time, never a wrong one.
+	// attempt included, as the time limit counts it.
+	//
+	// Elapsed is 0 when the call never read the clock. Then the message
+	// names no time, rather than a wrong one. A call reads the clock only
+	// when it has one of these: a deadline on its context, a time limit,
+	// hooks (a Hooks with at least one function set), or a stable-run reset
+	// rule. So the same failure reads "gave up after 6 attempts: busy"
+	// without hooks, and "gave up after 6 attempts in 17s: busy" with an
+	// OnDone hook.
+	//
+	// In Loop, Elapsed counts from the end of the last run that succeeded
+	// or sent the back-off back to its first delay. When there is no such
+	// run, it counts from the start of the Loop.
 	Elapsed time.Duration
 	// Last is the error of the last attempt. It is nil when no attempt
 	// ran, and in Loop when the last run succeeded.

@@ -15,59 +15,72 @@ var (
 )
 
 // Hedge is [Do] for an operation that is safe to run more than once at the
-// same time, such as a read or an idempotent write. Besides retrying
-// failures as Do does, it starts another attempt beside one that is slow
-// to return, as the policy's hedging says. Set that with
+// same time, such as a read or an idempotent write. It retries failures as
+// Do does. It also starts another attempt beside one that is slow to
+// return. The policy's hedging says when: set it with
 // policy.Policy.WithHedging. Do and DoValue never hedge, whatever the
 // policy. Only the caller knows whether an operation may run twice at
 // once, so it says so by calling Hedge.
 //
-// Each round of attempts starts one attempt at once. While none has
-// succeeded, it starts another after each hedge delay, up to the hedge's
-// MaxInFlight side by side. The first success wins. The call returns at
-// once, and the other attempts' contexts are cancelled. Hedge does not
-// wait for them to return.
+// Hedge returns what Do returns. It returns an error matching
+// policy.ErrInvalid, before anything runs, for a policy without hedging,
+// and for a policy with a hedge quantile and no guard.
+//
+// fn must be safe for concurrent use. It must not panic: each attempt runs
+// on a goroutine of its own, where a panic ends the program. So Hedge costs
+// goroutines and allocations that Do does not.
+//
+// # Rounds
+//
+// Hedge runs in rounds. A round starts one attempt at once. While no
+// attempt has succeeded, it starts another after each hedge delay. At most
+// the hedge's MaxInFlight attempts run side by side. The hedge delay is not
+// jittered.
+//
+// The first success wins. The call returns at once and cancels the
+// contexts of the other attempts. It does not wait for them to return.
 //
 // A failure does not end the round while other attempts of it still run.
-// When every attempt of the round has failed, the round's error goes
-// through the policy as Do's would: a back-off wait, then a new round, or
-// the end of the call. The round's error is the last one to fail that
-// carried a hint from [After]. When no attempt's error carried a hint, it
-// is the error of the last attempt to fail. A [Permanent] error, or one the
-// policy does not retry, ends the call at once and cancels the others. An
-// error hinted with [After] starts no further hedge in its round, from the
-// moment its attempt returns. So a server's Retry-After holds back every
-// hedge not yet started.
+// The round fails when all of its attempts have failed. The policy then
+// treats the round's error as Do treats an attempt's error: it waits and
+// starts a new round, or ends the call.
 //
-// When ctx ends during a round, the call cancels the attempts still running
-// and waits for them to return, as Do waits for its attempt. The round then
-// ends as any other, and its error is the call's last error. So the call
-// keeps the error of the attempt that was running, not the previous
-// round's.
+// Which error a failed round returns:
 //
-// Every hedge counts as an attempt for the policy's attempt limit. With a
-// guard, a hedge starts only while the guard holds more than nine tenths of
-// its capacity, and takes a token as it starts (see policy.Guard). A hedge
-// that loses keeps the token it took, so hedges that never win stop. An
-// attempt that succeeds only after the hedge delay adds nothing above that
-// line. So a dependency that slows down as a whole stops getting hedges,
-// while retries of real failures go on.
+//   - If an attempt's error asked for a wait with [After], the last such
+//     error to come back.
+//   - Otherwise, the error of the last attempt to fail.
 //
-// No hedge starts whose delay would end after ctx's deadline or past the
-// policy's time limit. None starts on the context of a request behind
-// retryhttp.Handler or retrygrpc's server interceptors when that request is
-// a retry already (see docs/layers.md). The hedge delay is not jittered.
-// Under a guard, the duration of every successful attempt, measured on the
-// policy's clock, goes to the guard's latency estimate, which a hedge
-// quantile reads (see policy.Hedging).
+// Some errors end the call at once and cancel the other attempts: a
+// [Permanent] error, and an error the policy does not retry.
 //
-// fn must be safe for concurrent use, and must not panic: an attempt runs
-// on a goroutine of its own, where a panic ends the program. Hedge returns
-// what Do returns. A call under a policy without hedging is an error
-// matching policy.ErrInvalid, and so is one under a policy with a hedge
-// quantile and no guard.
-// Hedge costs goroutines and allocations that Do does not. Each attempt
-// runs on a goroutine of its own, with a context of its own.
+// An error made with [After] stops the hedging of its round: no further
+// hedge of that round starts once its attempt returns. So a server's
+// Retry-After holds back every hedge not yet started.
+//
+// When ctx ends during a round, the call cancels the attempts still
+// running. It waits for them to return, as Do waits for its attempt. The
+// call's last error is then the error of an attempt of that round, not the
+// previous round's.
+//
+// # Limits and the guard
+//
+// Every hedge counts as an attempt for the policy's attempt limit. No
+// hedge starts if its delay would end after ctx's deadline or past the
+// policy's time limit. No hedge starts on the context of a request that is
+// already a retry, behind retryhttp.Handler or retrygrpc's server
+// interceptors (see docs/layers.md).
+//
+// With a guard, a hedge starts only while the guard holds more than nine
+// tenths of its capacity. It takes a token as it starts (see
+// policy.Guard). A hedge that loses keeps that token, so hedges that never
+// win stop. An attempt that succeeds only after the hedge delay does not
+// refill the guard above that line. So a dependency that slows down as a
+// whole stops getting hedges, while retries of real failures go on.
+//
+// Under a guard, the duration of every successful attempt goes to the
+// guard's latency estimate. It is measured on the policy's clock. A hedge
+// quantile reads that estimate (see policy.Hedging).
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	var c call
@@ -79,31 +92,33 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 }
 
 // HedgeValue is [Hedge] for an operation that returns a value, as [DoValue]
-// is for Do. It hands discard every value it does not return. It returns
-// the value of the attempt that won. On failure, it returns the value of
-// the attempt whose error it returns.
+// is for Do. It returns the value of the attempt that won. When the call
+// fails, it returns the value of the attempt whose error it returns.
 //
-// That attempt's context is not cancelled when the call returns, so a value
-// bound to it stays usable: an HTTP response's body is read after the call.
-// The context keeps ctx's values and ends at ctx's deadline, as any context
-// derived from ctx would. Once the call has returned, cancelling ctx no
-// longer ends it, and ctx keeps no reference to it. Under the policy's
-// attempt timeout, it ends at its own timeout too. The contexts of the other
-// attempts are cancelled when their round ends. When ctx ends during a
-// round, every attempt still running is cancelled, the one whose value the
-// call returns too. When every attempt of a round fails, the call keeps one
-// failure's value. If the call then waits and starts another round, that
-// failure's context is cancelled as the wait starts.
-//
-// discard gets the values of every other attempt. Those are the attempts
-// that failed and were retried, and the hedges that lost, including those
-// that return after the call has. So a value that owns a resource, such
-// as an *http.Response and its body, is never leaked. A losing hedge's
-// value may be handed over on the attempt's own goroutine, so discard must
-// be safe for concurrent use. discard gets T's zero value too, when an
-// attempt returned it. A nil discard drops the values. discard is an
+// It hands discard the value of every other attempt: the attempts that
+// failed and were retried, and the hedges that lost, even those that
+// return after the call has. So a value that owns a resource, such as an
+// *http.Response and its body, is never leaked. discard gets T's zero
+// value too, when an attempt returned it. A nil discard drops the values.
+// A losing hedge's value may be handed over on the attempt's own
+// goroutine, so discard must be safe for concurrent use. discard is an
 // argument rather than an Option, so that the compiler checks that it
 // takes the operation's T.
+//
+// The context of the attempt whose value the call returns stays open after
+// the call returns. So a value bound to it stays usable: an HTTP
+// response's body is read after the call. That context keeps ctx's values.
+// It ends at ctx's deadline, or at the policy's attempt timeout. Once the
+// call has returned, cancelling ctx no longer ends it, and ctx keeps no
+// reference to it.
+//
+// The other attempts' contexts are cancelled:
+//
+//   - when their round ends;
+//   - when ctx ends during a round, for every attempt still running,
+//     including the one whose value the call returns;
+//   - for a failed round's kept value, when the call starts to wait for the
+//     next round.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, discard func(T), opts ...Option) (T, error) {
 	var v T
 	var c call

@@ -13,16 +13,16 @@ import (
 // a call ends".
 var ErrHintTooLong error = &limitError{"retry: hinted wait too long"}
 
-// After marks err with a server's hint: wait d before the next attempt,
-// instead of the schedule's delay. An HTTP Retry-After and a gRPC pushback
-// are such hints. A hint ≤ 0 means retry now. The hint is not jittered.
-// A hint too long for the policy's hint ceiling, its time limit or the
-// context's deadline ends the call at once: policy.Policy.WithMaxHint has
-// the rule.
+// After marks err with a hint: wait d before the next attempt, instead of
+// the schedule's delay. retryhttp and retrygrpc turn an HTTP Retry-After
+// and a gRPC pushback into such hints. A hint ≤ 0 means retry now. The
+// hint is not jittered. A hint that is too long ends the call at once:
+// policy.Policy.WithMaxHint has the rule. After(d, nil) is nil.
 //
-// The schedule carries on after a hinted wait rather than starting over.
-// A server that pushed back once is likely still loaded, and starting over
-// would bring the client back at the base delay. After(d, nil) is nil.
+// After a hinted wait, the schedule carries on where it was. It does not
+// go back to its first delay. A server that asked for a wait once is
+// likely still loaded, and the first delay would bring the client back
+// too soon.
 func After(d time.Duration, err error) error {
 	if err == nil {
 		return nil

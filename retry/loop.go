@@ -30,17 +30,15 @@ import (
 // it starts over after a run that lasted ten minutes, whatever its
 // outcome.
 //
-// The policy's attempt and time limits count the current run of failures.
-// That run starts after the last run that succeeded or started the
-// back-off over. The time limit counts from the end of the last run that
-// succeeded or started the back-off over. When there is no such run, it
-// counts from the start of the Loop. So WithMaxAttempts(5)
-// means "give up after five failed runs in a row", and
-// WithMaxElapsed(time.Minute) means "give up when failures have lasted a
-// minute". When a limit ends Loop, the [*Error]'s Attempts are the failed
-// runs in that run of failures, the first included. A run that succeeded
-// never makes Loop give up. It ends a run of failures, whatever the reset
-// rule.
+// The policy's attempt and time limits count the failed runs in a row.
+// They count from the end of the last run that succeeded or sent the
+// back-off back to its first delay. When there is no such run, they count
+// from the start of the Loop. So WithMaxAttempts(5) means "give up after
+// five failed runs in a row", and WithMaxElapsed(time.Minute) means "give
+// up when failures have lasted a minute". When a limit ends Loop, the
+// [*Error]'s Attempts are those failed runs. A run that succeeded never
+// makes Loop give up, and the next failure starts a new count, whatever
+// the reset rule.
 //
 // With a guard, the run after a failed one is a retry that the guard must
 // admit. Use one guard per dependency, from policy.NewGuard. A run the
@@ -49,9 +47,10 @@ import (
 // retry, and the guard never holds it back.
 //
 // Each run is an attempt to the hooks: OnAttempt is called before it and
-// OnAttemptDone after it. Each wait is announced to OnRetry. Its Err is nil
-// after a run that succeeded. Its StartedOver is set when the back-off
-// started over. A run the guard denied is told to OnDenied.
+// OnAttemptDone after it. OnRetry is called before each pause. Its Err is
+// nil after a run that succeeded. Its StartedOver is set when the back-off
+// went back to its first delay. OnDenied is called for a run the guard
+// denied.
 func Loop(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	return run(ctx, fn, p, opts, true)
 }

@@ -45,64 +45,61 @@ func WithHooks(h *Hooks) Option {
 	}
 }
 
-// Hooks observe a call: each attempt, each wait and the end. They are
-// called with the call's context, so that tracing and request-scoped
-// loggers work. They are called on the goroutine running the call, except
-// OnAttemptDone in a hedged call. They must not block the call for long. A
-// zero Hooks observes nothing. A Hooks may be shared by concurrent calls
-// when its functions are safe for concurrent use.
+// Hooks observe a call: each attempt, each wait and the end. A zero Hooks
+// observes nothing. A Hooks may be shared by concurrent calls when its
+// functions are safe for concurrent use.
 //
-// Between two attempts, the hooks hear of three things:
+// Every hook gets the call's context first, so tracing and request-scoped
+// loggers work. Hooks run on the goroutine that runs the call. The one
+// exception is OnAttemptDone in a hedged call (see below). A hook must not
+// block the call for long. A panic in a hook is not recovered: it leaves
+// the call as a panic in the operation does, and OnDone is not called.
 //
-//   - A wait announced. OnRetry is called before the call waits after a
-//     failed attempt.
-//   - A retry denied after it. OnDenied is called when the wait is over and
-//     the policy's guard denies the retry. No attempt runs, and the
-//     call announces another wait or ends.
-//   - A retry made. OnAttempt is called when the wait is over and the retry
-//     starts.
+// The hooks hear of each step of a call, in this order:
 //
-// So every OnRetry is followed by one OnDenied or one OnAttempt, unless the
-// call's context ends the wait. OnAttempt is called once for each attempt
-// that runs, and for nothing else. Counting its calls gives the attempts
-// made, in Do, DoValue, Loop, Hedge and HedgeValue, with a guard or
-// without. The count equals DoneEvent.Attempts.
+//   - OnAttempt, just before an attempt starts. It is called once for each
+//     attempt that runs, and for nothing else.
+//   - OnAttemptDone, when that attempt returns.
+//   - OnRetry, after a failed attempt, before the call waits.
+//   - Then, when the wait is over, one of two things. OnAttempt, when the
+//     retry starts. Or OnDenied, when the policy's guard denies the retry.
+//     After a denial no attempt runs. The call calls OnRetry and waits
+//     again, or ends.
+//   - OnDone, once, when the call ends.
 //
-// A caller whose retries the guard keeps denying waits the policy's delay
-// before each ask, as if each denied retry had failed. Each denied retry
-// uses up the attempt it replaced. The call ends with [ErrThrottled] when
-// the retry denied was the last one the attempt limit allows. So a caller
-// whose retries are denied waits its whole schedule, as it would have with
-// every retry made and failed. An example:
+// So every OnRetry is followed by one OnAttempt or one OnDenied. The
+// exception is a wait that the call's context ends.
 //
-//   - The guard has no token left, and this second's probe is spent.
-//   - Another call is in flight on the same guard.
+// To count attempts, count OnAttempt calls. The count equals
+// DoneEvent.Attempts, in Do, DoValue, Loop, Hedge and HedgeValue, with a
+// guard or without. To count retries, count the OnAttempt events with
+// Attempt above 1 and Hedge false. Do not count OnRetry calls for that.
+// OnRetry also counts denied retries, waits the context cut short and
+// Loop's pauses after a success.
+//
+// A denied retry costs what a failed retry costs. The call waits the
+// policy's delay before the retry, and the denied retry counts toward the
+// attempt limit. When the denied retry was the last one the attempt limit
+// allows, the call ends with [ErrThrottled]. For example:
+//
 //   - The policy is policy.Constant(100*time.Millisecond).WithMaxAttempts(4).
 //   - The operation always fails.
+//   - The guard denies every retry of this call (see policy.Guard).
 //
 // The operation runs once. OnRetry and OnDenied are called three times
 // each. The call ends with ErrThrottled after 300ms. DoneEvent.Attempts is
-// 1 and DoneEvent.Denied is 3. As the only call in flight, the same call
-// makes all four attempts, because the guard never denies the retries of
-// the only call in flight. See policy.Guard.
+// 1 and DoneEvent.Denied is 3.
 //
-// Count retries made from OnAttempt, as its events with Attempt above 1 and
-// Hedge false. OnRetry counts waits announced, which include denied
-// retries, waits the context cut short and Loop's pauses after a success.
-//
-// A panic in a hook is not recovered. It leaves the call as a panic in the
-// operation does, and OnDone is then not called.
-//
-// AttemptEvent.Wait is the time waited since the attempt before, denied
-// retries included. After three waits of 400ms, the first two denied, it
-// is 1.2s. A wait after a denial that a success ended early counts for the
+// AttemptEvent.Wait is the time waited since the attempt before. It
+// includes the waits before denied retries. After three waits of 400ms,
+// the first two denied, it is 1.2s. A wait that ended early counts for the
 // time it lasted.
 //
 // In Hedge and HedgeValue each attempt runs on a goroutine of its own.
 // OnAttempt is still called on the call's goroutine, before the attempt
-// starts. OnAttemptDone is called on the attempt's goroutine when it
-// returns. For a hedge that lost, that may be after the call has returned.
-// OnAttemptDone must then be safe for concurrent use.
+// starts. OnAttemptDone is called on the attempt's goroutine. For a hedge
+// that lost, that may be after the call has returned. So OnAttemptDone
+// must be safe for concurrent use when the call hedges.
 type Hooks struct {
 	// OnAttempt is called just before each attempt starts: the first attempt,
 	// every retry, every hedge, every Loop run. It returns the context the
@@ -116,14 +113,14 @@ type Hooks struct {
 	// would have been given. Its event is OnAttempt's, with
 	// Err and Duration filled in. It is called for every attempt.
 	OnAttemptDone func(context.Context, AttemptEvent)
-	// OnRetry is called when a wait is announced: after a failed attempt,
-	// or a denied retry, that may be retried once the wait is over. It is
-	// never called after the final attempt. A Loop announces its pause
+	// OnRetry is called before each wait for a retry. The wait follows a
+	// failed attempt or a denied retry. OnRetry is not called when the call
+	// ends instead of waiting. In a Loop, it is called before the pause
 	// after a run that succeeded too, with Err nil.
 	OnRetry func(context.Context, RetryEvent)
-	// OnDenied is called after a wait that OnRetry announced, when the
-	// policy's guard denies the retry the call waited for. No attempt ran.
-	// Its event is the one OnRetry was given for that wait.
+	// OnDenied is called when the policy's guard denies a retry after its
+	// wait. No attempt runs. Its event is the one OnRetry got before that
+	// wait.
 	OnDenied func(context.Context, RetryEvent)
 	// OnDone is called exactly once when the call ends, with what it
 	// returns. A call refused before its first attempt is told too: a nil
@@ -146,8 +143,8 @@ type AttemptEvent struct {
 	Duration time.Duration // OnAttemptDone only: how long it ran
 }
 
-// RetryEvent describes a wait announced before a retry. OnDenied gets the
-// event of the wait whose retry the guard denied.
+// RetryEvent describes a wait before a retry, as OnRetry gets it. OnDenied
+// gets the same event when the guard denies the retry after that wait.
 type RetryEvent struct {
 	// Attempt is the number of attempts made so far, counting the first
 	// call and every hedge. In Loop it counts every run.
@@ -155,15 +152,16 @@ type RetryEvent struct {
 	// Err is the last attempt's error. It is nil after a Loop run that
 	// succeeded.
 	Err error
-	// Delay is the wait announced.
+	// Delay is how long the call waits.
 	Delay time.Duration
 	// Elapsed is the time since the start of the call. It counts as
 	// Error.Elapsed does, in Loop too.
 	Elapsed time.Duration
-	// Hinted says that Delay came from the operation's hint. See After.
+	// Hinted says that Delay is the wait the operation asked for, such as
+	// a server's Retry-After. See After.
 	Hinted bool
-	// StartedOver says that the reset rule started the back-off over
-	// before this wait.
+	// StartedOver says that the reset rule sent the back-off back to its
+	// first delay before this wait.
 	StartedOver bool
 }
 

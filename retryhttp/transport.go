@@ -198,10 +198,11 @@ func WithRetryOptions(opts ...retry.Option) Option {
 //
 // New returns an error matching policy.ErrInvalid, and no Transport, when p
 // is not valid. So a policy from a configuration file is reported once,
-// where the Transport is built, not on every request. When p has neither an
-// attempt limit nor a time limit, the Transport stops after 5 attempts. That
-// is the first attempt and four retries, as in go-retryablehttp's default and
-// under gRPC's ceiling on maxAttempts.
+// where the Transport is built, not on every request.
+//
+// New gives a policy with neither an attempt limit nor a time limit a limit
+// of 5 attempts: the first attempt and four retries. That is
+// go-retryablehttp's default, and under gRPC's ceiling on maxAttempts.
 //
 // A nil base is a copy of http.DefaultTransport, made once and shared by
 // every Transport built on a nil base. It keeps up to 100 idle connections

@@ -17,9 +17,10 @@ const defaultPatience = 10 * time.Second
 // test advances it, with [Clock.Add] or [Clock.Step]. Underneath it is
 // github.com/benbjohnson/clock's Mock, which stays out of its API.
 //
-// Only After signals. A context from [Clock.WithTimeout] starts no wait
-// that Step sees. So a policy's attempt timeout, which runs on WithTimeout,
-// is ended by the test with Add. A Clock is safe for concurrent use, except
+// Step and NextWait see only the waits made with After. A policy's attempt
+// timeout runs on [Clock.WithTimeout] instead, so Step never ends it. To
+// end an attempt by its timeout, the test moves the clock with Add. A
+// Clock is safe for concurrent use, except
 // that only one goroutine at a time may advance it with Add or Step: two
 // Adds at once can move the time backwards. NextWait and Step fail the test
 // through tb, so call them from the goroutine that runs the test. The zero

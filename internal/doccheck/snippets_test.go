@@ -131,6 +131,11 @@ var ErrBusy = errors.New("busy")`,
 		decls:   "var myHandler http.Handler\n\nfunc newClientUnderTest(http.RoundTripper) *http.Client { return nil }",
 		top:     true,
 	},
+	"docs/testing.md: Checking the waits with a mock clock": {
+		imports: []string{"context", "errors", "testing", "time", "github.com/stretchr/testify/require",
+			"github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retrytest"},
+		top: true,
+	},
 	"docs/testing.md: gRPC inside a bubble": {
 		imports: []string{"context", "net", "testing", "testing/synctest", "time", "github.com/stretchr/testify/require",
 			"google.golang.org/grpc", "google.golang.org/grpc/codes", "google.golang.org/grpc/credentials/insecure",
