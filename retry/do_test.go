@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/backoff"
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrytest"
@@ -43,7 +44,7 @@ func (r *recorder) op(context.Context) error {
 }
 
 func TestKubeletSequenceUnderMockClock(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	rec := &recorder{now: clk.Now, origin: clk.Now()}
 	p := policy.Default().WithClock(clk).WithMaxAttempts(len(kubeletStarts))
 	ctx, cancel := clk.WithTimeout(context.Background(), 24*time.Hour) // a deadline: the call is timed
@@ -147,7 +148,7 @@ func TestStopConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			err := retry.Do(context.Background(), tt.op.op, tt.p.WithClock(clk))
 			tt.check(t, err)
 			require.Equal(t, tt.wantCalls, int(tt.op.calls.Load()), "calls")
@@ -198,7 +199,7 @@ func TestCancelledBeforeTheFirstAttempt(t *testing.T) {
 }
 
 func TestCancelWhileWaitingReturnsAtOnce(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	errShutdown := errors.New("shutting down")
 	op := fails(100, io.ErrUnexpectedEOF)
@@ -221,7 +222,7 @@ func TestCancelWhileWaitingReturnsAtOnce(t *testing.T) {
 }
 
 func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	ctx, cancel := clk.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
 	op := fails(100, errFlaky)
@@ -242,7 +243,7 @@ func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
 }
 
 func TestElapsedLimit(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	op := fails(100, errFlaky)
 	p := policy.Constant(10 * time.Second).WithMaxElapsed(25 * time.Second).WithClock(clk)
 	done := make(chan error, 1)
@@ -258,7 +259,7 @@ func TestElapsedLimit(t *testing.T) {
 }
 
 func TestElapsedLimitCountsFromEachCall(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	p := policy.Constant(10 * time.Second).WithMaxElapsed(15 * time.Second).WithClock(clk)
 	for call := range 3 {
 		clk.Add(time.Hour) // time passing between calls must not count
@@ -273,7 +274,7 @@ func TestElapsedLimitCountsFromEachCall(t *testing.T) {
 func TestElapsedCountsFromTheStartOfTheCall(t *testing.T) {
 	// The first attempt takes 20s: the time limit and Elapsed count it, so
 	// a 25s limit allows no 10s wait after it.
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	first := true
 	op := func(context.Context) error {
 		if first {
@@ -485,7 +486,7 @@ func TestFirstTrySuccessReadsNoClock(t *testing.T) {
 func TestImmediateRetriesHandOverToTheSchedule(t *testing.T) {
 	// A schedule of 0, 0, then 5s: the first two retries are immediate, and
 	// the schedule goes on at its third delay, whatever path made the first.
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	s := backoff.ScheduleFunc(func(n int) time.Duration {
 		if n <= 2 {
 			return 0

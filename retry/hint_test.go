@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 )
@@ -17,7 +18,7 @@ import (
 func TestHintAboveTheCapIsHonoured(t *testing.T) {
 	// The server said two minutes; a cap of 300ms bounds the schedule, not
 	// the server's word: coming back earlier would only be refused again.
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	op := &script{errs: []error{retry.After(2*time.Minute, errFlaky)}}
 	done := make(chan error, 1)
 	go func() {
@@ -40,7 +41,7 @@ func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			op := &script{errs: []error{retry.After(tt.hint, errFlaky)}}
 			err := retry.Do(context.Background(), op.op, tt.p.WithClock(clk))
 			require.ErrorIs(t, err, retry.ErrHintTooLong)
@@ -54,7 +55,7 @@ func TestHintAboveTheCeilingFailsAtOnce(t *testing.T) {
 }
 
 func TestHintAtTheCeilingIsWaited(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	op := &script{errs: []error{retry.After((5 * time.Minute), errFlaky)}}
 	done := make(chan error, 1)
 	go func() { done <- retry.Do(context.Background(), op.op, policy.Default().WithClock(clk)) }()
@@ -63,7 +64,7 @@ func TestHintAtTheCeilingIsWaited(t *testing.T) {
 }
 
 func TestHintReplacesTheScheduleWhichThenCarriesOn(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	op := &script{errs: []error{retry.After(time.Minute, errFlaky), errFlaky, fmt.Errorf("wrapped: %w", retry.After(3*time.Second, errFlaky))}}
 	done := make(chan error, 1)
 	go func() { done <- retry.Do(context.Background(), op.op, policy.Default().WithClock(clk)) }()
@@ -74,7 +75,7 @@ func TestHintReplacesTheScheduleWhichThenCarriesOn(t *testing.T) {
 }
 
 func TestHintPastTheDeadlineFailsAtOnce(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	op := &script{errs: []error{retry.After(2*time.Minute, errFlaky)}}
@@ -90,7 +91,7 @@ func TestHintPastTheDeadlineFailsAtOnce(t *testing.T) {
 }
 
 func TestHintPastTheTimeLimitFailsAtOnce(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	op := &script{errs: []error{retry.After(2*time.Minute, errFlaky)}}
 	err := retry.Do(context.Background(), op.op, policy.Default().WithMaxElapsed(time.Minute).WithClock(clk))
 	require.ErrorIs(t, err, retry.ErrExhausted)
@@ -104,7 +105,7 @@ func TestHintPastTheTimeLimitFailsAtOnce(t *testing.T) {
 
 func TestZeroOrNegativeHintRetriesNow(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second, -1 << 62} {
-		clk := newCountedClock()
+		clk := clocktest.NewCounted()
 		op := &script{errs: []error{retry.After(d, errFlaky), retry.After(d, errFlaky)}}
 		err := retry.Do(context.Background(), op.op, policy.Default().WithClock(clk))
 		require.NoError(t, err, "hint %v", d)

@@ -14,14 +14,15 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrygrpc"
 )
 
-func streaming(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *countedClock) {
+func streaming(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *clocktest.Counted) {
 	t.Helper()
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	setClock(clk, time.Now())
 	c := serve(t, h, grpc.WithStreamInterceptor(retrygrpc.StreamClientInterceptor(p.WithClock(clk), opts...)))
 	return c, clk

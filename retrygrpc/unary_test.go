@@ -12,6 +12,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrygrpc"
@@ -22,16 +23,16 @@ var req = &healthpb.HealthCheckRequest{}
 // unary returns a client whose calls go through the unary interceptor under
 // p, and a mock clock (set to the real time, so that real deadlines and
 // mock waits can be compared) that p waits on.
-func unary(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *countedClock) {
+func unary(t *testing.T, h *health, p policy.Policy, opts ...retrygrpc.Option) (healthpb.HealthClient, *clocktest.Counted) {
 	t.Helper()
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	setClock(clk, time.Now())
 	c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p.WithClock(clk), opts...)))
 	return c, clk
 }
 
 // setClock moves clk forward to t, a time after the clock's own.
-func setClock(clk *countedClock, t time.Time) { clk.Add(t.Sub(clk.Now())) }
+func setClock(clk *clocktest.Counted, t time.Time) { clk.Add(t.Sub(clk.Now())) }
 
 // check runs Check in a goroutine: the test advances the clock meanwhile.
 func check(ctx context.Context, c healthpb.HealthClient, opts ...grpc.CallOption) <-chan error {
@@ -283,7 +284,7 @@ func TestUnaryGRPCRetryMultiplies(t *testing.T) {
 		want      int
 	}{{grpcRetry: true, want: 4}, {grpcRetry: false, want: 2}} {
 		h := &health{steps: []step{{code: codes.Unavailable}}}
-		clk := newCountedClock()
+		clk := clocktest.NewCounted()
 		p := policy.Constant(time.Second).WithMaxAttempts(2).WithClock(clk)
 		c := serveRetry(t, h, tc.grpcRetry,
 			grpc.WithDefaultServiceConfig(grpcRetryConfig),

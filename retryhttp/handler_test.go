@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -405,7 +406,7 @@ func TestHandlerServingARetryHedgesNothing(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(leafSrv.Close)
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	tr, err := retryhttp.New(nil, hopPolicy.WithClock(clk).WithHedging(policy.Hedging{Delay: time.Second}))
 	require.NoError(t, err)
 	mid := startMid(t, &http.Client{Transport: tr}, false, leafSrv.URL)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -74,7 +75,7 @@ func TestHedgedGetWinsAndTheLosersResponseIsReleased(t *testing.T) {
 		}
 		return s.respond(200, "fast"), nil
 	}
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	client := hedgingClient(t, s, clk, 3)
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -106,7 +107,7 @@ func TestHedgedFinalResponseUntouchedAndTheOtherReleased(t *testing.T) {
 		close(first)
 		return s.respond(503, "second"), nil
 	}
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	client := hedgingClient(t, s, clk, 2) // the hedge is the last attempt
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -142,7 +143,7 @@ func TestHedgingOnlyIdempotentRewindableRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &scripted{closed: make(chan string, 4)}
 			s.answer = func(int, *http.Request) (*http.Response, error) { return s.respond(200, "ok"), nil }
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			resp, err := hedgingClient(t, s, clk, 3).Do(tt.req())
 			require.NoError(t, err)
 			require.NoError(t, resp.Body.Close())
@@ -164,7 +165,7 @@ func TestHedgedPutSendsItsBodyWithEveryAttempt(t *testing.T) {
 		}
 		return s.respond(200, "stored"), nil
 	}
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	client := hedgingClient(t, s, clk, 3)
 	done := make(chan *http.Response, 1)
 	go func() {
@@ -196,7 +197,7 @@ func TestHedgedHooksSeeTheHedge(t *testing.T) {
 		}
 		return s.respond(200, "ok"), nil
 	}
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	var ev atomic.Value
 	tr, err := retryhttp.New(s, policy.Constant(time.Second).WithMaxAttempts(3).WithClock(clk).
 		WithHedging(policy.Hedging{Delay: time.Second}),
@@ -247,7 +248,7 @@ func TestHedgedRetryableResponsesAreClosedOnce(t *testing.T) {
 		mu.Unlock()
 		return &http.Response{StatusCode: 503, Status: "503 Service Unavailable", Header: http.Header{}, Body: b}, nil
 	})
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	client := hedgingClient(t, rt, clk, 4)
 	done := make(chan *http.Response, 1)
 	go func() {

@@ -10,11 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 )
 
 func TestRetryAfterHonouredAsGivenAboveTheCap(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"400"}}}
 	p := policy.Default().WithCap(time.Minute).WithMaxHint(10 * time.Minute).WithClock(clk)
 	srv, client := serveWith(t, f, p)
@@ -42,7 +43,7 @@ func TestRetryAfterPastTheHintCeilingReturnsTheResponse(t *testing.T) {
 		{"61", policy.Constant(time.Second).WithMaxHint(time.Minute)},
 	} {
 		t.Run(tt.header, func(t *testing.T) {
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			srv, _ := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", tt.header)
 				w.WriteHeader(http.StatusServiceUnavailable)

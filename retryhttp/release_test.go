@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retryhttp"
 	"github.com/retrykit/retrykit/retrytest"
@@ -134,16 +135,16 @@ func TestParkedRequestsShareOneConnection(t *testing.T) {
 // each time the code under test starts a timeout through WithTimeout, and
 // counts the waits started.
 type timeoutClock struct {
-	*countedClock
+	*clocktest.Counted
 	timeouts chan time.Duration
 }
 
 func newTimeoutClock() *timeoutClock {
-	return &timeoutClock{countedClock: newCountedClock(), timeouts: make(chan time.Duration, 100)}
+	return &timeoutClock{Counted: clocktest.NewCounted(), timeouts: make(chan time.Duration, 100)}
 }
 
 func (c *timeoutClock) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := c.countedClock.WithTimeout(ctx, d)
+	ctx, cancel := c.Counted.WithTimeout(ctx, d)
 	c.timeouts <- d
 	return ctx, cancel
 }
@@ -234,7 +235,7 @@ func TestFinalResponseUntouchedWhateverEndsTheCall(t *testing.T) {
 			srv, _ := countingServer(t, busy(tt.header))
 			base := srv.Client().Transport.(*http.Transport)
 			t.Cleanup(base.CloseIdleConnections)
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			client := &http.Client{Transport: build(t, base, tt.p.WithClock(clk))}
 			ctx, cancel := context.Background(), context.CancelFunc(func() {})
 			if tt.ctx != nil {
@@ -282,7 +283,7 @@ func TestLongRetriedBodyIsClosedUnread(t *testing.T) {
 }
 
 func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	f := &flaky{statuses: []int{503, 429, 200}, header: http.Header{"Retry-After": {"0"}}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 	resp, err := client.Get(srv.URL)

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/retrykit/retrykit/internal/admission"
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -241,7 +242,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Second} {
 		f := &flaky{statuses: []int{503}}
 		srv, _ := serve(t, f)
-		clk := newCountedClock()
+		clk := clocktest.NewCounted()
 		guard := policy.NewGuard(1, 1e-6)
 		var done retry.DoneEvent
 		tr, err := retryhttp.New(nil, policy.Constant(delay).WithMaxAttempts(2).WithClock(clk).WithGuard(guard),
@@ -288,7 +289,7 @@ func TestRewindFailureIsNotARetry(t *testing.T) {
 func TestRewindFailureEndsTheWaitToo(t *testing.T) {
 	f := &flaky{statuses: []int{503, 200}}
 	srv, _ := serve(t, f)
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	tr, err := retryhttp.New(nil, policy.Constant(time.Hour).WithMaxAttempts(3).WithClock(clk))
 	require.NoError(t, err)
 	defer tr.CloseIdleConnections()
@@ -433,7 +434,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.header, func(t *testing.T) {
-			clk := newCountedClock()
+			clk := clocktest.NewCounted()
 			f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {tt.header}}}
 			if tt.header == "" {
 				f.header = nil
@@ -457,7 +458,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestCancelMidWait(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	f := &flaky{statuses: []int{503}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 
@@ -487,7 +488,7 @@ func TestCancelMidWait(t *testing.T) {
 }
 
 func TestRetryAfterPastTheDeadlineReturnsTheResponse(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	f := &flaky{statuses: []int{503, 200}, header: http.Header{"Retry-After": {"120"}}}
 	srv, client := serveWith(t, f, policy.Default().WithClock(clk))
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
@@ -594,7 +595,7 @@ func TestDefaultBoundEndsAnAlways503Call(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	client := &http.Client{Transport: build(t, nil, policy.Default().WithClock(clk))}
 
 	done := make(chan *http.Response, 1)
@@ -623,7 +624,7 @@ func TestPolicyLimitsAreNotBounded(t *testing.T) {
 	body(t, resp)
 	require.Equal(t, 8, f.count(), "an attempt limit is the policy's own")
 
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	f = &flaky{statuses: []int{503}}
 	srv, client = serveWith(t, f, policy.Constant(time.Minute).WithMaxElapsed(10*time.Minute).WithClock(clk))
 	done := make(chan *http.Response, 1)
@@ -774,7 +775,7 @@ func TestUpgradedResponseKeepsItsWriteUnderAnAttemptTimeout(t *testing.T) {
 	defer srv.Close()
 	base := srv.Client().Transport.(*http.Transport)
 	defer base.CloseIdleConnections()
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	tr := build(t, base, policy.Constant(0).WithAttemptTimeout(5*time.Second).WithClock(clk))
 	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrykit/retrykit/internal/clocktest"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retrytest"
@@ -19,7 +20,7 @@ import (
 var _ policy.Clock = (*retrytest.Clock)(nil)
 
 func TestNextWaitSeesEveryAfterInOrder(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	a := clk.After(time.Second)
 	b := clk.After(3 * time.Second)
 	require.Equal(t, time.Second, clk.NextWait(t))
@@ -40,7 +41,7 @@ func TestNextWaitSeesEveryAfterInOrder(t *testing.T) {
 }
 
 func TestWithTimeoutExpiresOnTheClock(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	deadline, ok := ctx.Deadline()
@@ -55,7 +56,7 @@ func TestWithTimeoutExpiresOnTheClock(t *testing.T) {
 }
 
 func TestNextWaitBlocksUntilAfterIsCalled(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	go func() {
 		time.Sleep(time.Millisecond)
 		clk.After(7 * time.Second)
@@ -64,7 +65,7 @@ func TestNextWaitBlocksUntilAfterIsCalled(t *testing.T) {
 }
 
 func TestStepWakesTheWaiter(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	start := clk.Now()
 	woke := make(chan time.Time, 1)
 	go func() { woke <- <-clk.After(5 * time.Second) }()
@@ -84,7 +85,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 }
 
 func TestNextWaitFailsTheTestWhenNoWaitComes(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	clk.Patience = 5 * time.Millisecond
 	tb := &fakeTB{TB: t}
 	require.Zero(t, clk.NextWait(tb))
@@ -92,7 +93,7 @@ func TestNextWaitFailsTheTestWhenNoWaitComes(t *testing.T) {
 }
 
 func TestStepDrivesDo(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	errDown := errors.New("down")
 	calls := 0
 	done := make(chan error, 1)
@@ -115,7 +116,7 @@ func TestStepDrivesDo(t *testing.T) {
 // A policy's attempt timeout runs on the Clock's WithTimeout, which does not
 // signal: the test sees the stall strike, and ends it with Add.
 func TestAttemptTimeoutIsNoWaitForStep(t *testing.T) {
-	clk := newCountedClock()
+	clk := clocktest.NewCounted()
 	struck := make(chan struct{}, 2)
 	p := forever(retrytest.Fault{Stall: true})
 	p.OnInject = func(context.Context, retrytest.Injection) { struck <- struct{}{} }
