@@ -13,13 +13,17 @@ import (
 
 // Limit reports a policy built in the argument list of retry.Do, DoValue,
 // Hedge, HedgeValue or Go, from policy.Default, Exponential, Constant or
-// Custom, with neither WithMaxAttempts nor WithMaxElapsed, when the
-// function that makes the call gives no context a deadline
-// (context.WithTimeout, WithDeadline, WithTimeoutCause, WithDeadlineCause).
-// Such a call retries until the context ends, which may be never. retry.Loop
-// is left out, since it is meant to run forever. So is a policy that comes
-// from a variable or a function, which this check cannot see into, and so
-// are test files, whose calls go test's timeout bounds.
+// Custom, with neither WithMaxAttempts nor WithMaxElapsed, when no context
+// gets a deadline (context.WithTimeout, WithDeadline, WithTimeoutCause,
+// WithDeadlineCause) in the function where the call's context comes from.
+// That is the function that declares the context, when the call's context
+// is a variable, and the innermost function around the call otherwise, as
+// for r.Context(). A deadline set inside an operation does not count: it
+// bounds one attempt, not the call. Such a call retries until the context
+// ends, which may be never. retry.Loop is left out, since it is meant to
+// run forever. So is a policy that comes from a variable or a function,
+// which this check cannot see into, and so are test files, whose calls go
+// test's timeout bounds.
 var Limit = &analysis.Analyzer{
 	Name:     "limit",
 	Doc:      "report retry calls whose policy, built in the call, has no attempt or time limit, and whose function sets no deadline",
@@ -33,6 +37,15 @@ var deadlines = []string{"WithTimeout", "WithDeadline", "WithTimeoutCause", "Wit
 
 func runLimit(pass *analysis.Pass) (any, error) {
 	in := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	isOp := map[*ast.FuncLit]bool{}
+	for c := range in.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := c.Node().(*ast.CallExpr)
+		if r, ok := runnerOf(pass.TypesInfo, call); ok {
+			if lit := operation(call, r); lit != nil {
+				isOp[lit] = true
+			}
+		}
+	}
 	for c := range in.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := c.Node().(*ast.CallExpr)
 		r, ok := runnerOf(pass.TypesInfo, call)
@@ -41,7 +54,7 @@ func runLimit(pass *analysis.Pass) (any, error) {
 		}
 		arg := call.Args[r.policy]
 		base := unlimitedPolicy(pass.TypesInfo, arg)
-		if base == nil || setsDeadline(pass.TypesInfo, outermostFunc(c)) {
+		if base == nil || setsDeadline(pass.TypesInfo, contextFunc(pass.TypesInfo, c, call.Args[0]), isOp) {
 			continue
 		}
 		pass.Reportf(arg.Pos(), "%s has neither WithMaxAttempts nor WithMaxElapsed, and no context gets a deadline in this function: "+
@@ -99,16 +112,20 @@ func isZero(info *types.Info, expr ast.Expr) bool {
 }
 
 // setsDeadline reports whether fn calls one of the context functions that
-// give a context a deadline, anywhere in its body, function literals included.
-func setsDeadline(info *types.Info, fn ast.Node) bool {
+// give a context a deadline, anywhere in its body, function literals
+// included except operations, whose deadlines bound one attempt.
+func setsDeadline(info *types.Info, fn ast.Node, isOp map[*ast.FuncLit]bool) bool {
 	if fn == nil {
 		return false
 	}
 	found := false
-	ast.Inspect(fn, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
+	ast.Inspect(funcBody(fn), func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return !isOp[n] // fn itself may be an operation: its body is searched
+		case *ast.CallExpr:
 			for _, name := range deadlines {
-				found = found || isCall(info, call, "context", name)
+				found = found || isCall(info, n, "context", name)
 			}
 		}
 		return !found
@@ -116,14 +133,26 @@ func setsDeadline(info *types.Info, fn ast.Node) bool {
 	return found
 }
 
-// outermostFunc returns the function declaration, or the function literal
-// at package level, that holds the node at c, or nil at package level.
-func outermostFunc(c inspector.Cursor) ast.Node {
-	var fn ast.Node
-	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-		fn = e.Node()
+// contextFunc returns the function where ctx, the context argument of the
+// call at c, comes from: the function declaration or literal that declares
+// it when ctx is a variable of a function, and the innermost one that holds
+// the call otherwise. It returns nil at package level.
+func contextFunc(info *types.Info, c inspector.Cursor, ctx ast.Expr) ast.Node {
+	var decl types.Object
+	if id, ok := ast.Unparen(ctx).(*ast.Ident); ok {
+		decl = info.Uses[id]
 	}
-	return fn
+	var innermost ast.Node
+	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		fn := e.Node()
+		if innermost == nil {
+			innermost = fn
+		}
+		if decl != nil && fn.Pos() <= decl.Pos() && decl.Pos() < fn.End() {
+			return fn
+		}
+	}
+	return innermost
 }
 
 // isTestFile reports whether node is in a _test.go file.

@@ -3,6 +3,7 @@ package retryvet
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -15,7 +16,8 @@ import (
 // policy: its limits, the guard, the hooks and a test's mock clock know
 // nothing of it, and time.Sleep ignores the context. A function literal
 // started with a go statement is left out, since it does not hold up the
-// attempt. So is a receive from time.After in a select with other cases,
+// attempt, and so is one kept in a variable that is only ever started with
+// a go statement. So is a receive from time.After in a select with other cases,
 // which is a wait the other cases can end. Test files are not checked: a
 // test may make an operation slow on purpose.
 var Sleep = &analysis.Analyzer{
@@ -63,11 +65,12 @@ type wait struct {
 // operations of other calls, which are checked on their own.
 func waits(pass *analysis.Pass, body *ast.BlockStmt, isOp map[*ast.FuncLit]bool) []wait {
 	var found []wait
+	started := goOnly(pass.TypesInfo, body)
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			return !isOp[n]
+			return !isOp[n] && !started[n]
 		case *ast.GoStmt:
 			if _, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 				for _, arg := range n.Call.Args { // evaluated in the attempt
@@ -97,4 +100,62 @@ func waits(pass *analysis.Pass, body *ast.BlockStmt, isOp map[*ast.FuncLit]bool)
 	}
 	ast.Inspect(body, visit)
 	return found
+}
+
+// goOnly returns the function literals in body that are assigned to a
+// variable declared in body, when every other mention of the variable is
+// a go statement that calls it: such a literal never runs in the attempt.
+func goOnly(info *types.Info, body *ast.BlockStmt) map[*ast.FuncLit]bool {
+	lits := map[types.Object]*ast.FuncLit{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		var names []*ast.Ident
+		var values []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					id, _ := l.(*ast.Ident)
+					names = append(names, id)
+				}
+				values = n.Rhs
+			}
+		case *ast.ValueSpec:
+			names, values = n.Names, n.Values
+		}
+		if len(names) != len(values) {
+			return true
+		}
+		for i, id := range names {
+			lit, ok := ast.Unparen(values[i]).(*ast.FuncLit)
+			if obj := info.Defs[id]; ok && obj != nil {
+				lits[obj] = lit
+			}
+		}
+		return true
+	})
+	if len(lits) == 0 {
+		return nil
+	}
+	goCalls := map[*ast.Ident]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			if id, ok := ast.Unparen(g.Call.Fun).(*ast.Ident); ok {
+				goCalls[id] = true
+			}
+		}
+		return true
+	})
+	started := map[*ast.FuncLit]bool{}
+	for _, lit := range lits {
+		started[lit] = true
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && !goCalls[id] {
+			if lit := lits[info.Uses[id]]; lit != nil {
+				started[lit] = false // called, passed or assigned in the attempt
+			}
+		}
+		return true
+	})
+	return started
 }

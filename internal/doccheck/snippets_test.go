@@ -224,6 +224,11 @@ var ErrBusy = errors.New("busy")`,
 		decls:   "type Order struct{}\n\ntype Inventory struct{}\n\nfunc (*Inventory) Reserve(context.Context, Order) error { return nil }\n\nvar _ = reserve",
 		top:     true,
 	},
+	"docs/retryvet.md: ctx #3": {
+		imports: []string{"context", "time", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "type Order struct{}\n\ntype Inventory struct{}\n\nfunc (*Inventory) Reserve(context.Context, Order) error { return nil }\n\nvar _ = reserveQuickly",
+		top:     true,
+	},
 	"docs/retryvet.md: percall": {
 		imports: []string{"context", "net/http", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry", "github.com/retrykit/retrykit/retryhttp"},
 		decls:   "type Server struct{ policy policy.Policy }\n\nfunc (s *Server) charge(context.Context) error { return nil }\n\nvar _, _ = (*Server).handleOrder, fetchPrice",

@@ -3,7 +3,9 @@ package ctx
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
@@ -155,4 +157,82 @@ func (fake) Do(ctx context.Context, fn func(context.Context) error, p policy.Pol
 
 func notRetry(ctx context.Context, f fake) error {
 	return f.Do(ctx, func(context.Context) error { return fetch(ctx, "a") }, p)
+}
+
+// The parameter overwritten before any read counts as ignored.
+
+func redeclared(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // want `the operation of retry.Do overwrites its context ctx before reading it, yet calls context.WithTimeout, which takes a context: derive the new context from ctx`
+		defer cancel()
+		return fetch(ctx, "a")
+	}, p)
+}
+
+func assigned(ctx, base context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		fmt.Println("attempt")
+		ctx = base
+		return fetch(ctx, "a") // want `retry.Do overwrites its context ctx before reading it, yet calls fetch`
+	}, p)
+}
+
+func overwrittenInValue(ctx context.Context, c client) (string, error) {
+	return retry.DoValue(ctx, func(attempt context.Context) (string, error) {
+		attempt, cancel := context.WithCancel(ctx) // want `retry.DoValue overwrites its context attempt before reading it, yet calls context.WithCancel`
+		defer cancel()
+		return c.Call(attempt, "x")
+	}, p)
+}
+
+func derivedValue(ctx context.Context, key any) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		ctx = context.WithValue(ctx, key, 1)
+		return fetch(ctx, "a")
+	}, p)
+}
+
+func derivedTimeout(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return fetch(ctx, "a")
+	}, p)
+}
+
+func readFirst(ctx, base context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		if err := fetch(ctx, "a"); err != nil {
+			return err
+		}
+		ctx = base
+		return fetch(ctx, "b")
+	}, p)
+}
+
+func overwrittenInBranch(ctx, base context.Context, fresh bool) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		if fresh {
+			ctx = base
+		}
+		return fetch(ctx, "a")
+	}, p)
+}
+
+func readByTheStore(ctx context.Context, m map[context.Context]int) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		m[ctx], ctx = 1, context.Background()
+		return fetch(ctx, "a")
+	}, p)
+}
+
+func jumped(ctx, base context.Context, skip bool) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		if skip {
+			goto call
+		}
+		ctx = base
+	call:
+		return fetch(ctx, "a")
+	}, p)
 }

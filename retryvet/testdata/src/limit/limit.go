@@ -68,6 +68,36 @@ func multiline(ctx context.Context) error {
 							WithCap(time.Minute))
 }
 
+func timeoutInOperation(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return call(ctx)
+	}, policy.Exponential(time.Second).WithAttemptTimeout(time.Second)) // want `policy.Exponential\(…\) has neither`
+}
+
+func handlerTimeoutInOperation() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = retry.Do(r.Context(), func(ctx context.Context) error {
+			actx, cancel := context.WithDeadlineCause(ctx, time.Now(), errors.New("late"))
+			defer cancel()
+			return call(actx)
+		}, policy.Default()) // want `policy.Default\(…\) has neither`
+	}
+}
+
+func deadlineOnAnotherContext(mux *http.ServeMux) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := call(ctx); err != nil {
+		return err
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		_ = retry.Do(r.Context(), call, policy.Default()) // want `policy.Default\(…\) has neither`
+	})
+	return nil
+}
+
 // The good cases.
 
 func attempts(ctx context.Context) error {
@@ -111,6 +141,36 @@ func deadlineInClosure(parent context.Context, at time.Time) error {
 		return retry.Do(ctx, call, policy.Default())
 	}
 	return run()
+}
+
+func fanOutWithDeadline(parent context.Context, n int) error {
+	ctx, cancel := context.WithTimeout(parent, time.Minute)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	for range n {
+		g.Go(func() error {
+			return retry.Do(gctx, func(ctx context.Context) error { return call(ctx) }, policy.Exponential(time.Second))
+		})
+	}
+	return g.Wait()
+}
+
+func fanOutGo(parent context.Context, n int) error {
+	ctx, cancel := context.WithTimeout(parent, time.Minute)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	for range n {
+		retry.Go(gctx, g, call, policy.Exponential(time.Second))
+	}
+	return g.Wait()
+}
+
+func nestedWithItsOwnDeadline(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		return retry.Do(ctx, call, policy.Default())
+	}, policy.Default().WithMaxAttempts(3))
 }
 
 func loop(ctx context.Context) error {

@@ -87,6 +87,33 @@ func nested(ctx context.Context) error {
 	}, p)
 }
 
+func startedAndCalled(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		bg := func() { time.Sleep(time.Second) } // want `time.Sleep in the operation of retry.Do`
+		go bg()
+		bg()
+		return call(ctx)
+	}, p)
+}
+
+func startedAndPassed(ctx context.Context, run func(func())) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		var bg = func() { time.Sleep(time.Second) } // want `time.Sleep in the operation of retry.Do`
+		go bg()
+		run(bg)
+		return call(ctx)
+	}, p)
+}
+
+func startedAfterReassigned(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		bg := func() {}
+		bg = func() { time.Sleep(time.Second) } // want `time.Sleep in the operation of retry.Do`
+		go bg()
+		return call(ctx)
+	}, p)
+}
+
 // The good cases.
 
 func sleepsOutside(ctx context.Context) error {
@@ -100,6 +127,23 @@ func inGoroutine(ctx context.Context) error {
 		go func() {
 			time.Sleep(time.Second)
 		}()
+		return call(ctx)
+	}, p)
+}
+
+func startedFromVariable(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		bg := func() { time.Sleep(time.Second) }
+		go bg()
+		return call(ctx)
+	}, p)
+}
+
+func startedFromVarTwice(ctx context.Context) error {
+	return retry.Do(ctx, func(ctx context.Context) error {
+		var bg = func() { <-time.After(time.Second) }
+		go bg()
+		go (bg)()
 		return call(ctx)
 	}, p)
 }
