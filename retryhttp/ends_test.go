@@ -222,6 +222,31 @@ func TestRequestSentThenHeldIsThrottled(t *testing.T) {
 	})
 }
 
+// A request whose body has no GetBody is a call of one attempt. Held back
+// by the guard, it still waits its turn once, the schedule's first delay,
+// as an in-memory body's request does, before it is shed unsent.
+func TestStreamedRequestHeldWaitsItsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		hold(t, g)
+		var sent atomic.Int32
+		base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			sent.Add(1)
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok")), Request: req}, nil
+		})
+		tr := build(t, base, policy.Exponential(100*time.Millisecond).WithMaxAttempts(4).WithGuard(g))
+		req, err := http.NewRequest(http.MethodPut, "http://example.test/", io.MultiReader(strings.NewReader("x")))
+		require.NoError(t, err)
+		require.Nil(t, req.GetBody)
+		start := time.Now()
+		resp, err := tr.RoundTrip(req)
+		require.Nil(t, resp)
+		require.ErrorIs(t, err, retry.ErrShed)
+		require.Equal(t, 100*time.Millisecond, time.Since(start), "one wait, the first delay")
+		require.Zero(t, sent.Load())
+	})
+}
+
 // An invalid policy is refused when the Transport is made.
 func TestInvalidPolicyEnds(t *testing.T) {
 	_, err := retryhttp.New(&answers{}, policy.Constant(-1))
