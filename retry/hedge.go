@@ -41,9 +41,10 @@ var (
 //
 // When ctx ends during a round, the call cancels the attempts still running
 // and waits for them to return, as Do waits for its attempt. The round then
-// ends as any other, and its error is the call's last error. So the call
-// keeps the error of the attempt that was running, not the previous
-// round's.
+// ends as any other, and its error is the call's last error, as
+// [Error].Last says. So the call keeps the error of its own that an attempt
+// returned, not the previous round's. An attempt that returned only the
+// context's error leaves the failure before it as the last error.
 //
 // Every hedge counts as an attempt for the policy's attempt limit. With a
 // guard, a hedge starts only while the guard holds more than nine tenths of
