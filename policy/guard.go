@@ -122,11 +122,13 @@ import "github.com/retrykit/retrykit/internal/admit"
 // attempt ends, or at once when the dependency answers (a success or a fast
 // failure). Meanwhile the call waits as it would for a denied retry: it
 // waits its next back-off delay and asks again, and each wait uses up an
-// attempt. Once a second, one waiting call goes as the guard's probe, which
-// it shares with retries, so attempts that never end cannot keep calls
-// waiting forever. A waiting call ends only when its attempts, its time
-// limit or its context's deadline come first. It then returns an error
-// matching retry.ErrShed, and the operation never ran.
+// attempt. A waiting call always waits at least once, even a call of one
+// attempt. Its first wait is the schedule's first delay. Once a second,
+// one waiting call goes as the guard's probe, which it shares with
+// retries, so attempts that never end cannot keep calls waiting forever. A
+// waiting call ends only when its time limit or its context's deadline
+// comes first, or its attempts run out after that first wait. It then
+// returns an error matching retry.ErrShed, and the operation never ran.
 //
 // So a pause shorter than the attempt timeout makes no call wait, because
 // no attempt times out during it. A dependency that answers at once, even

@@ -108,6 +108,7 @@ func (c *call) run(fn func(context.Context) error) error {
 func (c *call) runFrom(fn func(context.Context) error, err error) error {
 	defer c.clock.stop()
 	fresh := true
+	var prev error // the error of the attempt before err's
 	for {
 		if fresh {
 			if end, final := c.outcome(err); end {
@@ -115,6 +116,9 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 			}
 		}
 		if ctxErr := c.stopping(); ctxErr != nil {
+			if c.cutOff(err) && prev != nil {
+				err = prev // the attempt says nothing the one before it did not
+			}
 			return c.finish(c.stopped(ctxErr, err))
 		}
 		d, hinted := c.nextWait(err)
@@ -132,6 +136,7 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		}
 		c.prev, c.waited = d, c.waited+waited
 		if fresh = c.admit(err); fresh {
+			prev = err
 			err = c.attempt(fn, err != nil) // Loop's run after a success is no retry
 			continue
 		}

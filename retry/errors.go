@@ -73,8 +73,14 @@ type Error struct {
 	// or sent the back-off back to its first delay. When there is no such
 	// run, it counts from the start of the Loop.
 	Elapsed time.Duration
-	// Last is the error of the last attempt. It is nil when no attempt
-	// ran, and in Loop when the last run succeeded.
+	// Last is the error of the last attempt. When the caller's context
+	// ended during that attempt and the attempt returned only the
+	// context's error, Last is the error of the attempt before it, if
+	// there was one. That error says what the dependency did, and the
+	// context's error is the Cause already. An attempt that returned an
+	// error of its own, such as a connection reset, is the last error even
+	// then. Last is nil when no attempt ran, and in Loop when the last run
+	// succeeded.
 	Last error
 	// Cause says why the call stopped: one of this package's sentinels,
 	// or the context's error when the caller's context ended the call.

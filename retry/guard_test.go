@@ -525,6 +525,39 @@ func TestGuardHoldsNewCallsBack(t *testing.T) {
 	})
 }
 
+// A held call of one attempt waits for its turn too: once, the schedule's
+// first delay, before it is shed. A call of two attempts waits as long. The
+// turn that comes during that wait lets the call run.
+func TestGuardHeldCallWaitsAtLeastOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		stalled(t, g)
+		ran := 0
+		op := func(context.Context) error { ran++; return nil }
+		p := policy.Exponential(100 * time.Millisecond).WithGuard(g)
+		for _, n := range []int{1, 2} {
+			time.Sleep(time.Second) // the last probe a second old
+			spendProbe(t, g)
+			start := time.Now()
+			err := retry.Do(context.Background(), op, p.WithMaxAttempts(n))
+			require.ErrorIs(t, err, retry.ErrShed, "attempts %d", n)
+			require.ErrorIs(t, err, retry.ErrExhausted, "attempts %d", n)
+			require.Equal(t, 100*time.Millisecond, time.Since(start), "attempts %d: one wait, the first delay", n)
+		}
+		require.Zero(t, ran)
+
+		time.Sleep(time.Second)
+		spendProbe(t, g)
+		errc := make(chan error, 1)
+		go func() { errc <- retry.Do(context.Background(), op, p.WithMaxAttempts(1)) }()
+		time.Sleep(50 * time.Millisecond)
+		synctest.Wait()
+		protocol(g).Record(false, admit.Succeeded) // the dependency answers: the call's turn
+		require.NoError(t, <-errc)
+		require.Equal(t, 1, ran)
+	})
+}
+
 // A call held back runs as soon as its turn comes: when a running attempt
 // ends, when the dependency answers, or as the guard's probe a second
 // later. A Loop's first run waits its turn as any call does.

@@ -60,8 +60,9 @@ var (
 //
 // When ctx ends during a round, the call cancels the attempts still
 // running. It waits for them to return, as Do waits for its attempt. The
-// call's last error is then the error of an attempt of that round, not the
-// previous round's.
+// call's last error is then chosen as [Error].Last says: an attempt's own
+// error wins over the previous round's, and an attempt that returned only
+// the context's error leaves the failure before it.
 //
 // # Limits and the guard
 //

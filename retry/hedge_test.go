@@ -557,6 +557,82 @@ func TestHedgeKeepsTheRunningAttemptsErrorWhenTheContextEnds(t *testing.T) {
 	}
 }
 
+// TestLastErrorSurvivesACancelledAttempt: when ctx ends during an attempt
+// that then returns only the context's error, the call's last error is the
+// failure before it, in Do, DoValue, Hedge and HedgeValue, whether that
+// failure came in an earlier round or in the same round of hedges.
+// Attempt 1 fails with a 503; attempt 2 runs until its context ends.
+func TestLastErrorSurvivesACancelledAttempt(t *testing.T) {
+	err503 := errors.New("attempt 1: 503")
+	op := func(n *atomic.Int32, failAfter time.Duration) func(context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) {
+			if i := int(n.Add(1)); i == 1 {
+				time.Sleep(failAfter)
+				return i, err503
+			}
+			<-ctx.Done()
+			return 2, ctx.Err()
+		}
+	}
+	later := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: time.Hour}) // attempt 2 after a wait
+	beside := policy.Constant(time.Second).WithHedging(policy.Hedging{Delay: 100 * time.Millisecond})
+	for _, tt := range []struct {
+		name      string
+		p         policy.Policy
+		failAfter time.Duration
+		run       func(context.Context, policy.Policy, func(context.Context) (int, error)) (int, error)
+	}{
+		{"Do", later, 0, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return 0, retry.Do(ctx, func(ctx context.Context) error { _, err := fn(ctx); return err }, p)
+		}},
+		{"DoValue", later, 0, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return retry.DoValue(ctx, fn, p)
+		}},
+		{"Hedge, next round", later, 0, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return 0, retry.Hedge(ctx, func(ctx context.Context) error { _, err := fn(ctx); return err }, p)
+		}},
+		{"HedgeValue, next round", later, 0, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return retry.HedgeValue(ctx, fn, p, nil)
+		}},
+		{"Hedge, same round", beside, 200 * time.Millisecond, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return 0, retry.Hedge(ctx, func(ctx context.Context) error { _, err := fn(ctx); return err }, p)
+		}},
+		{"HedgeValue, same round", beside, 200 * time.Millisecond, func(ctx context.Context, p policy.Policy, fn func(context.Context) (int, error)) (int, error) {
+			return retry.HedgeValue(ctx, fn, p, nil)
+		}},
+	} {
+		for _, end := range []struct {
+			name  string
+			ctx   func() (context.Context, context.CancelFunc)
+			cause error
+		}{
+			{"cancelled", func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(1500*time.Millisecond, cancel)
+				return ctx, cancel
+			}, context.Canceled},
+			{"deadline", func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			}, context.DeadlineExceeded},
+		} {
+			t.Run(end.name+"/"+tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					ctx, cancel := end.ctx()
+					defer cancel()
+					var n atomic.Int32
+					_, err := tt.run(ctx, tt.p, op(&n, tt.failAfter))
+					require.ErrorIs(t, err, end.cause)
+					var re *retry.Error
+					require.ErrorAs(t, err, &re)
+					require.Equal(t, err503, re.Last, "the failure before the cancelled attempt")
+					require.Equal(t, 2, re.Attempts)
+					require.Equal(t, int32(2), n.Load())
+				})
+			})
+		}
+	}
+}
+
 // TestHedgeWaitsForItsCancelledAttemptsWhenTheContextEnds: the attempts
 // running side by side when ctx ends are cancelled, and the call ends with
 // the error of the one that returns last, once it has.

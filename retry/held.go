@@ -17,15 +17,18 @@ var errHeld = errors.New("retry: held back")
 
 // enter waits until the guard lets the call's first attempt start, by the
 // rule of policy.Guard ("New calls wait their turn"). It returns the error
-// that ends the call when a limit or ctx ends the wait. A Loop waits for as
-// long as ctx allows.
+// that ends the call when a limit or ctx ends the wait. Its first wait is
+// made even when the attempt limit leaves none. A Loop waits for as long as
+// ctx allows.
 func (c *call) enter(g *admit.Guard) error {
 	t := g.Enter()
 	if t == nil {
 		return nil
 	}
-	for !g.Probe(t, c.clock.now()) {
-		if !c.loop && c.p.MaxAttempts() > 0 && c.count+1 >= c.p.MaxAttempts() {
+	for waits := 0; !g.Probe(t, c.clock.now()); waits++ {
+		// Every call waits once, even one of a single attempt: a waiting
+		// call never fails at once.
+		if !c.loop && waits > 0 && c.p.MaxAttempts() > 0 && c.count+1 >= c.p.MaxAttempts() {
 			g.Abandon(t)
 			return c.shed(c.giveUp(nil, ErrShed, ""))
 		}

@@ -193,11 +193,13 @@ func (r *round) arrive(c *call, o outcome) (bool, outcome) {
 		return true, o
 	}
 	hinted := classify.Of(o.err).Hinted
+	// The round's hint, from an attempt that failed earlier, goes through
+	// the policy: a server's word is not lost for another attempt's failing
+	// later. Nor is an earlier failure lost for an attempt that the call's
+	// context cut off (see Error.Last).
+	keepLast := r.last.i > 0 && (r.hinted && !hinted || c.cutOff(o.err))
 	if r.running == 0 {
-		if r.last.i > 0 && r.hinted && !hinted {
-			// The round's hint, from an attempt that failed earlier, goes
-			// through the policy: a server's word is not lost for another
-			// attempt's failing later.
+		if keepLast {
 			r.settle(c, o)
 			return true, r.last
 		}
@@ -207,8 +209,8 @@ func (r *round) arrive(c *call, o outcome) (bool, outcome) {
 		r.hedging = false
 		r.stopTimer()
 	}
-	if r.last.i > 0 && r.hinted && !hinted {
-		r.settle(c, o) // keep the hinted failure as the round's
+	if keepLast {
+		r.settle(c, o)
 		return false, outcome{}
 	}
 	if r.last.i > 0 {

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -211,6 +212,18 @@ func (c *call) giveUp(last error, cause error, detail string) *Error {
 		e.Attempts, e.total, e.loop = c.count, c.attempts, true
 	}
 	return e
+}
+
+// cutOff reports whether err, an attempt's error, is only the error of
+// the call's context, which has ended: it matches context.Canceled,
+// context.DeadlineExceeded or the context's cause, and is no attempt
+// timeout. Such an error says nothing about the dependency, so it is not
+// the call's last error when an attempt before it failed (see Error.Last).
+func (c *call) cutOff(err error) bool {
+	if err == nil || c.stopping() == nil || errors.Is(err, ErrAttemptTimeout) {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Cause(c.ctx))
 }
 
 // stopped builds the error of a call that ends because ctx is done, with

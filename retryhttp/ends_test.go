@@ -222,6 +222,79 @@ func TestRequestSentThenHeldIsThrottled(t *testing.T) {
 	})
 }
 
+// A request whose body has no GetBody is a call of one attempt. Held back
+// by the guard, it still waits its turn once, the schedule's first delay,
+// as an in-memory body's request does, before it is shed unsent.
+func TestStreamedRequestHeldWaitsItsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		hold(t, g)
+		var sent atomic.Int32
+		base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			sent.Add(1)
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok")), Request: req}, nil
+		})
+		tr := build(t, base, policy.Exponential(100*time.Millisecond).WithMaxAttempts(4).WithGuard(g))
+		req, err := http.NewRequest(http.MethodPut, "http://example.test/", io.MultiReader(strings.NewReader("x")))
+		require.NoError(t, err)
+		require.Nil(t, req.GetBody)
+		start := time.Now()
+		resp, err := tr.RoundTrip(req)
+		require.Nil(t, resp)
+		require.ErrorIs(t, err, retry.ErrShed)
+		require.Equal(t, 100*time.Millisecond, time.Since(start), "one wait, the first delay")
+		require.Zero(t, sent.Load())
+	})
+}
+
+// A request whose first attempt got a 503 and whose caller gives up during
+// the retry ends with a *retry.Error that matches the context's error and
+// names the 503, its last error, hedged or not, through the first try or the
+// loop's first attempt. The retry's own context.Canceled is no news.
+func TestRequestCancelledDuringARetryKeepsTheLastError(t *testing.T) {
+	p := policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)
+	for _, tt := range []struct {
+		name string
+		p    policy.Policy
+		opts []retryhttp.Option
+	}{
+		{"first try", p, nil},
+		{"loop", p, []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{}))}},
+		{"hedged", p.WithHedging(policy.Hedging{Delay: time.Hour}), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var sent atomic.Int32
+				base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+					if sent.Add(1) == 1 {
+						return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable",
+							Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: req}, nil
+					}
+					<-req.Context().Done()
+					return nil, req.Context().Err()
+				})
+				tr := build(t, base, tt.p, tt.opts...)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				time.AfterFunc(300*time.Millisecond, cancel) // during attempt 2
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+				require.NoError(t, err)
+				resp, err := tr.RoundTrip(req)
+				require.Nil(t, resp)
+				require.ErrorIs(t, err, context.Canceled)
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 2, re.Attempts)
+				var se interface{ StatusCode() int }
+				require.ErrorAs(t, re.Last, &se, "the last error is the 503's")
+				require.Equal(t, http.StatusServiceUnavailable, se.StatusCode())
+				require.ErrorContains(t, err, "status 503 Service Unavailable")
+				require.Equal(t, int32(2), sent.Load())
+			})
+		})
+	}
+}
+
 // An invalid policy is refused when the Transport is made.
 func TestInvalidPolicyEnds(t *testing.T) {
 	_, err := retryhttp.New(&answers{}, policy.Constant(-1))

@@ -91,6 +91,9 @@ func (c *call) runHedged() (*http.Response, error) {
 			}
 			return nil, actx.Err()
 		}
+		if c.cutOff(n, err) {
+			return nil, err
+		}
 		if !c.retryable(c.req, resp, err) {
 			return c.final(resp, err, admitted)
 		}

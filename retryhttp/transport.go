@@ -107,9 +107,13 @@ var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 // to produce its response headers, and works as in package retry. It never
 // cuts the body of the response handed back.
 //
-// The request's context governs everything. When it is done during a wait,
-// RoundTrip returns at once. The error matches the context's error, and its
-// message names the last attempt's error, such as a response's status.
+// The request's context governs everything. When it is done during a wait
+// or during a retry, RoundTrip returns at once, with a nil response and an
+// error in which errors.As finds a *retry.Error. The error matches the
+// context's error and the last error, and its message names the last
+// error, such as a response's status. A retry that returned only the
+// context's error leaves the failure before it as the last error (see
+// retry.Error's Last).
 //
 // Hedging. When the policy hedges (policy.Policy.WithHedging), some requests
 // get another attempt beside one that is slow to send its response headers.
@@ -593,10 +597,23 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 		r = r.WithContext(ctx)
 	}
 	resp, err := c.send(withPrevious(r, c.n))
+	if c.cutOff(c.n, err) {
+		return nil, err
+	}
 	if !c.retryable(c.req, resp, err) {
 		return c.final(resp, err, c.n > 1)
 	}
 	return c.toRetry(resp, err)
+}
+
+// cutOff reports whether the request's context ended during attempt n, a
+// retry, which then failed with err. The loop then ends the call with the
+// context's error, and with the failure before that attempt as the last
+// error when err is only the context's (see retry.Error's Last): a 503
+// before the cancelled retry is not lost. A first attempt cut off comes back
+// as the base RoundTripper's error, as it does without retries.
+func (c *call) cutOff(n int, err error) bool {
+	return n > 1 && err != nil && c.req.Context().Err() != nil
 }
 
 // toRetry returns, for the loop, the outcome of an attempt that the
