@@ -72,8 +72,9 @@ func (p Policy) MarshalText() ([]byte, error) {
 // "default" is [Default], and the settings after it change it. Each setting
 // may appear once.
 //
-// Malformed text is an error matching [ErrInvalid]. It quotes the bad word
-// and says what was expected. Text that parses into a policy Validate
+// Empty text is an error matching [ErrInvalid]. Write "default" for the
+// default policy. Malformed text is an error matching ErrInvalid too. It
+// quotes the bad word and says what was expected. Text that parses into a policy Validate
 // rejects is an error matching ErrInvalid too. On error *p is left as it
 // was: there is no half-parsed policy.
 //
@@ -98,10 +99,11 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //	 "jitter_fraction": 0.5, "attempt_timeout": "2s", "max_hint": "10m",
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
-// An unknown field is an error, and so is a field given twice, where
-// encoding/json alone would keep the last. An absent "reset" is the default
-// reset rule. Errors match [ErrInvalid]. A JSON null leaves p as it was, as
-// encoding/json does for other types.
+// Errors match [ErrInvalid]. An empty object {} and an empty string are
+// errors: write "default" for the default policy. An unknown field is an
+// error, and so is a field given twice, where encoding/json alone would keep
+// the last. An absent "reset" is the default reset rule. A JSON null leaves
+// p as it was, as encoding/json does for other types.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if string(data) == "null" {
@@ -117,6 +119,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	obj, err := decodeJSONObject(data)
 	if err != nil {
 		return err
+	}
+	if *obj == (jsonObject{}) {
+		return errEmpty
 	}
 	// Spell the object as text, so that both forms share one parser and one
 	// set of checks.
@@ -306,8 +311,17 @@ func (e *parseError) Error() string {
 
 func (e *parseError) Is(target error) bool { return target == ErrInvalid }
 
+// errEmpty refuses empty text and an empty JSON object. A missing
+// configuration section would otherwise become the default policy, which
+// has no attempt or time limit.
+var errEmpty = fmt.Errorf("policy: no settings given; write \"default\" for the default policy: %w", ErrInvalid)
+
 func parse(s string) (Policy, error) {
-	return parseWords(strings.Fields(s), s)
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return Policy{}, errEmpty
+	}
+	return parseWords(words, s)
 }
 
 // parseWords reads a policy from the words of its text form; text is the

@@ -176,8 +176,8 @@ func TestFlagValue(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	tests := []struct{ in, quote string }{
-		{"", "unexpected end"},
-		{"   ", "unexpected end"},
+		{"", `write "default"`},
+		{"   ", `write "default"`},
 		{"expo 1s", `bad word "expo", expected a schedule`},
 		{"exponential", "unexpected end, expected a duration"},
 		{"exponential fast", `bad word "fast", expected a duration`},
@@ -323,4 +323,28 @@ func TestUnmarshalTextReplacesSettingsWithoutWords(t *testing.T) {
 	require.Nil(t, p.Guard())
 	require.Equal(t, policy.Hedging{}, p.Hedging())
 	require.Equal(t, 3, p.MaxAttempts())
+}
+
+// An empty configuration is a mistake more often than a wish for the
+// default policy, which has no attempt or time limit: it is refused, and the
+// error says how to ask for the default.
+func TestEmptyConfigurationIsRefused(t *testing.T) {
+	for _, in := range []string{`{}`, ` { } `, `""`, `"  "`} {
+		p := policy.Constant(time.Second)
+		err := p.UnmarshalJSON([]byte(in))
+		require.ErrorIs(t, err, policy.ErrInvalid, "UnmarshalJSON(%s)", in)
+		require.ErrorContains(t, err, `write "default"`, "UnmarshalJSON(%s)", in)
+		require.Equal(t, "constant 1s", p.String(), "UnmarshalJSON(%s) changed the policy", in)
+	}
+	for _, in := range []string{"", " \t\n"} {
+		p := policy.Constant(time.Second)
+		err := p.UnmarshalText([]byte(in))
+		require.ErrorIs(t, err, policy.ErrInvalid, "UnmarshalText(%q)", in)
+		require.ErrorContains(t, err, `write "default"`, "UnmarshalText(%q)", in)
+		require.Equal(t, "constant 1s", p.String())
+	}
+	var p policy.Policy
+	require.NoError(t, json.Unmarshal([]byte(`{"schedule": "default"}`), &p))
+	require.NoError(t, p.UnmarshalText([]byte("default")))
+	require.Equal(t, policy.Default().String(), p.String())
 }
