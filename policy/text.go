@@ -72,8 +72,9 @@ func (p Policy) MarshalText() ([]byte, error) {
 // "default" is [Default], and the settings after it change it. Each setting
 // may appear once.
 //
-// Malformed text is an error matching [ErrInvalid]. It quotes the bad word
-// and says what was expected. Text that parses into a policy Validate
+// Empty text is an error matching [ErrInvalid]. Write "default" for the
+// default policy. Malformed text is an error matching ErrInvalid too. It
+// quotes the bad word and says what was expected. Text that parses into a policy Validate
 // rejects is an error matching ErrInvalid too. On error *p is left as it
 // was: there is no half-parsed policy.
 //
@@ -98,10 +99,12 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //	 "jitter_fraction": 0.5, "attempt_timeout": "2s", "max_hint": "10m",
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
-// An unknown field is an error, and so is a field given twice, where
-// encoding/json alone would keep the last. An absent "reset" is the default
-// reset rule. Errors match [ErrInvalid]. A JSON null leaves p as it was, as
-// encoding/json does for other types.
+// Errors match [ErrInvalid]. An error in an object names the field at
+// fault, such as "attempt_timeout". An empty object {} and an empty string
+// are errors: write "default" for the default policy. An unknown field is
+// an error, and so is a field given twice, where encoding/json alone would
+// keep the last. An absent "reset" is the default reset rule. A JSON null
+// leaves p as it was, as encoding/json does for other types.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if string(data) == "null" {
@@ -118,6 +121,9 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
+	if *obj == (jsonObject{}) {
+		return errEmpty
+	}
 	// Spell the object as text, so that both forms share one parser and one
 	// set of checks.
 	words, err := jsonWords(obj)
@@ -126,9 +132,49 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	}
 	q, err := parseWords(words, strings.Join(words, " "))
 	if err != nil {
-		return err
+		return jsonSettingsError(err)
 	}
 	*p = q
+	return nil
+}
+
+// jsonSettingsError words the error of an object whose settings make an
+// invalid policy in JSON's terms: it names the fields, not the words of the
+// text form that the object was spelled as.
+func jsonSettingsError(err error) error {
+	var se *settingsError
+	if !errors.As(err, &se) {
+		return err
+	}
+	errs := []error{se.err}
+	if j, ok := se.err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	parts := make([]string, 0, len(errs))
+	for _, e := range errs {
+		var ie *invalidError
+		if !errors.As(e, &ie) {
+			return err
+		}
+		parts = append(parts, fmt.Sprintf("%q: %s", jsonField(ie.setting), ie.reason))
+	}
+	return fmt.Errorf("policy: JSON: %s: %w", strings.Join(parts, "; "), ErrInvalid)
+}
+
+// jsonField names the field of the object form that sets a setting.
+func jsonField(setting string) string {
+	if setting == "delay" {
+		return "base"
+	}
+	return strings.ReplaceAll(setting, "-", "_")
+}
+
+// jsonDuration checks that the field holds a duration, so that a bad one is
+// named by its field rather than by a word of the text form.
+func jsonDuration(field, v string) error {
+	if _, err := time.ParseDuration(v); err != nil {
+		return fmt.Errorf("policy: JSON: %q: %q is not a duration such as \"5s\": %w", field, v, ErrInvalid)
+	}
 	return nil
 }
 
@@ -208,6 +254,9 @@ func jsonKind(t reflect.Type) string {
 // jsonWords spells the object form as the words of the text form, in the
 // grammar's order: schedule, settings, reset rule.
 func jsonWords(obj *jsonObject) ([]string, error) {
+	if err := jsonDurations(obj); err != nil {
+		return nil, err
+	}
 	words, err := jsonScheduleWords(obj)
 	if err != nil {
 		return nil, err
@@ -223,6 +272,9 @@ func jsonWords(obj *jsonObject) ([]string, error) {
 		add("elapsed", obj.Elapsed)
 	}
 	if obj.Jitter != "" {
+		if _, ok := parseJitterKind(obj.Jitter); !ok {
+			return nil, fmt.Errorf("policy: JSON: \"jitter\": %q is not one of none, full, equal, decorrelated, proportional and symmetric: %w", obj.Jitter, ErrInvalid)
+		}
 		add("jitter", obj.Jitter)
 	}
 	if obj.JitterFraction != nil {
@@ -238,6 +290,26 @@ func jsonWords(obj *jsonObject) ([]string, error) {
 		add("max-hint", obj.MaxHint)
 	}
 	return append(words, jsonResetWords(obj)...), nil
+}
+
+// jsonDurations checks the fields that hold durations.
+func jsonDurations(obj *jsonObject) error {
+	fields := [][2]string{
+		{"base", obj.Base}, {"cap", obj.Cap}, {"elapsed", obj.Elapsed},
+		{"attempt_timeout", obj.AttemptTimeout}, {"max_hint", obj.MaxHint},
+	}
+	if obj.Reset != nil {
+		fields = append(fields, [2]string{"reset.stable", obj.Reset.Stable}, [2]string{"reset.idle", obj.Reset.Idle})
+	}
+	for _, f := range fields {
+		if f[1] == "" {
+			continue
+		}
+		if err := jsonDuration(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonScheduleWords spells the schedule: "default", or its name, base and
@@ -306,8 +378,17 @@ func (e *parseError) Error() string {
 
 func (e *parseError) Is(target error) bool { return target == ErrInvalid }
 
+// errEmpty refuses empty text and an empty JSON object. A missing
+// configuration section would otherwise become the default policy, which
+// has no attempt or time limit.
+var errEmpty = fmt.Errorf("policy: no settings given; write \"default\" for the default policy: %w", ErrInvalid)
+
 func parse(s string) (Policy, error) {
-	return parseWords(strings.Fields(s), s)
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return Policy{}, errEmpty
+	}
+	return parseWords(words, s)
 }
 
 // parseWords reads a policy from the words of its text form; text is the

@@ -135,6 +135,14 @@ func TestJSONErrorMessages(t *testing.T) {
 		{`{"schedule": "constant", "base": "1s", "factor": 2}`, `policy: JSON: "factor" needs "schedule": "exponential"; only an exponential schedule grows`},
 		{`{"schedule": "exponential"}`, `policy: JSON: "schedule": "exponential" needs "base", a duration such as "100ms"`},
 		{`{"schedule": "custom", "base": "1s"}`, `policy: JSON: "schedule": "custom" is not one of "default", "exponential" and "constant"`},
+		{`{"schedule": "exponential", "base": "500ms", "cap": "100ms", "attempts": -1, "attempt_timeout": "-50ms"}`,
+			`policy: JSON: "cap": 100ms is below the base delay 500ms; "attempts": -1 is negative (attempts count the first call; 0 means no limit); "attempt_timeout": -50ms is negative (0 means none): policy: invalid`},
+		{`{"schedule": "constant", "base": "-1s"}`, `policy: JSON: "base": -1s is negative: policy: invalid`},
+		{`{"schedule": "exponential", "base": "5"}`, `policy: JSON: "base": "5" is not a duration such as "5s": policy: invalid`},
+		{`{"attempt_timeout": "5"}`, `policy: JSON: "attempt_timeout": "5" is not a duration such as "5s": policy: invalid`},
+		{`{"max_hint": "0s"}`, `policy: JSON: "max_hint": 0s is not positive`},
+		{`{"reset": {"idle": "soon"}}`, `policy: JSON: "reset.idle": "soon" is not a duration such as "5s": policy: invalid`},
+		{`{"jitter": "fuul"}`, `policy: JSON: "jitter": "fuul" is not one of none, full,`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -144,6 +152,7 @@ func TestJSONErrorMessages(t *testing.T) {
 			require.ErrorContains(t, err, tt.want)
 			require.NotContains(t, err.Error(), "struct", "UnmarshalJSON(%s) = %v, want no Go type in it", tt.in, err)
 			require.NotContains(t, err.Error(), "given without", "UnmarshalJSON(%s) = %v", tt.in, err)
+			require.NotContains(t, err.Error(), "parse", "UnmarshalJSON(%s) = %v, want no text form in it", tt.in, err)
 		})
 	}
 }
@@ -176,8 +185,8 @@ func TestFlagValue(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	tests := []struct{ in, quote string }{
-		{"", "unexpected end"},
-		{"   ", "unexpected end"},
+		{"", `write "default"`},
+		{"   ", `write "default"`},
 		{"expo 1s", `bad word "expo", expected a schedule`},
 		{"exponential", "unexpected end, expected a duration"},
 		{"exponential fast", `bad word "fast", expected a duration`},
@@ -323,4 +332,28 @@ func TestUnmarshalTextReplacesSettingsWithoutWords(t *testing.T) {
 	require.Nil(t, p.Guard())
 	require.Equal(t, policy.Hedging{}, p.Hedging())
 	require.Equal(t, 3, p.MaxAttempts())
+}
+
+// An empty configuration is a mistake more often than a wish for the
+// default policy, which has no attempt or time limit: it is refused, and the
+// error says how to ask for the default.
+func TestEmptyConfigurationIsRefused(t *testing.T) {
+	for _, in := range []string{`{}`, ` { } `, `""`, `"  "`} {
+		p := policy.Constant(time.Second)
+		err := p.UnmarshalJSON([]byte(in))
+		require.ErrorIs(t, err, policy.ErrInvalid, "UnmarshalJSON(%s)", in)
+		require.ErrorContains(t, err, `write "default"`, "UnmarshalJSON(%s)", in)
+		require.Equal(t, "constant 1s", p.String(), "UnmarshalJSON(%s) changed the policy", in)
+	}
+	for _, in := range []string{"", " \t\n"} {
+		p := policy.Constant(time.Second)
+		err := p.UnmarshalText([]byte(in))
+		require.ErrorIs(t, err, policy.ErrInvalid, "UnmarshalText(%q)", in)
+		require.ErrorContains(t, err, `write "default"`, "UnmarshalText(%q)", in)
+		require.Equal(t, "constant 1s", p.String())
+	}
+	var p policy.Policy
+	require.NoError(t, json.Unmarshal([]byte(`{"schedule": "default"}`), &p))
+	require.NoError(t, p.UnmarshalText([]byte("default")))
+	require.Equal(t, policy.Default().String(), p.String())
 }

@@ -42,6 +42,7 @@ func TestAllocations(t *testing.T) {
 	limited := def.WithMaxAttempts(3).WithMaxElapsed(time.Minute)
 	guarded := def.WithGuard(policy.NewGuard(50, 1))
 	zeroGuarded := zero.WithGuard(policy.NewGuard(1e6, 1))
+	timed := def.WithAttemptTimeout(time.Second)
 	// A call that retries allocates one context, which carries the number
 	// of its attempts after the first (see retry.Attempt), however many
 	// times it retries.
@@ -57,6 +58,9 @@ func TestAllocations(t *testing.T) {
 		{"Do first try with limits", func() { _ = retry.Do(ctx, succeed, limited) }, 0},
 		{"Do first try with a guard", func() { _ = retry.Do(ctx, succeed, guarded) }, 0},
 		{"Do zero-delay retries with a guard", func() { _ = retry.Do(ctx, retries.op, zeroGuarded) }, numbering},
+		// The attempt's own context with its deadline, and the deadline's
+		// timer: the price of an attempt timeout, stated in the README.
+		{"Do first try with an attempt timeout", func() { _ = retry.Do(ctx, succeed, timed) }, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

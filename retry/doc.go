@@ -38,12 +38,16 @@
 //  5. Work out the wait: the schedule's delay, or the operation's hint from
 //     [After]. Loop waits at least 10ms.
 //  6. End if a limit says so: the attempt limit, the hint ceiling, the time
-//     limit, ctx's deadline.
+//     limit, or ctx's deadline when the wait would pass it. In [Loop] the
+//     deadline is no limit: ctx ending ends the Loop (see [Loop]).
 //  7. Wait. After a denied retry, the wait ends early when a success lets
 //     it go (see policy.Guard), unless it is a hint.
-//  8. Ask the guard. If it admits the retry, go to 1. If it denies it, the
-//     denied retry uses up its attempt, except in Loop. The call then goes
-//     to 5, or ends with [ErrThrottled] when that attempt was the last.
+//  8. Ask the guard. If it admits the retry, go to 1. If it denies it, no
+//     attempt runs. The denied retry still counts toward the attempt
+//     limit, except in Loop. The call then goes to 5, or ends with
+//     [ErrThrottled] when that retry was the last the limit allows.
+//     [Error].Attempts and [DoneEvent].Attempts count only the attempts
+//     that ran. [DoneEvent].Denied counts the denied retries.
 //
 // # Bad input
 //

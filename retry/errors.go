@@ -51,23 +51,23 @@ func (e *limitError) Unwrap() error { return ErrExhausted }
 // errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
 // "How a call ends", lists each reason and the sentinels it matches.
 type Error struct {
-	// Attempts counts the attempts the call made, the first included. A
-	// denied retry uses up the attempt it replaced, but is not counted. In
-	// [Loop] it counts the failed runs in a row that ended the Loop: the
-	// runs since the last run that succeeded or sent the back-off back to
-	// its first delay. The message of a Loop's error gives its total runs
+	// Attempts counts the attempts that ran, the first included. A retry
+	// the guard denied did not run, so it is not counted (the package doc,
+	// step 8 of "The loop", has the rule). In [Loop] it counts the failed
+	// runs in a row that ended the Loop: the runs since the last run that
+	// succeeded or sent the back-off back to its first delay. The message of a Loop's error gives its total runs
 	// too.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it.
 	//
-	// Elapsed is 0 when the call never read the clock. Then the message
-	// names no time, rather than a wrong one. A call reads the clock only
-	// when it has one of these: a deadline on its context, a time limit,
-	// hooks (a Hooks with at least one function set), or a stable-run reset
-	// rule. So the same failure reads "gave up after 6 attempts: busy"
-	// without hooks, and "gave up after 6 attempts in 17s: busy" with an
-	// OnDone hook.
+	// Elapsed is 0 unless the call reads the clock. A call reads the clock
+	// only when it has one of these: a deadline on its context, a time
+	// limit, hooks (a Hooks with at least one function set), or a
+	// stable-run reset rule. Without them nothing times the call, and the
+	// message leaves the time out. For example, a failure reads "gave up
+	// after 6 attempts: busy" without hooks, and "gave up after 6 attempts
+	// in 17s: busy" with an OnDone hook.
 	//
 	// In Loop, Elapsed counts from the end of the last run that succeeded
 	// or sent the back-off back to its first delay. When there is no such

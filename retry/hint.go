@@ -19,10 +19,12 @@ var ErrHintTooLong error = &limitError{"retry: hinted wait too long"}
 // hint is not jittered. A hint that is too long ends the call at once:
 // policy.Policy.WithMaxHint has the rule. After(d, nil) is nil.
 //
-// After a hinted wait, the schedule carries on where it was. It does not
-// go back to its first delay. A server that asked for a wait once is
-// likely still loaded, and the first delay would bring the client back
-// too soon.
+// A hinted wait takes the place of one step of the schedule. The next
+// unhinted wait is the step after it. For example, with
+// policy.Exponential(100*time.Millisecond), the waits of a call are 100ms,
+// 200ms, then a 2s hint, then 800ms. The schedule does not go back to its
+// first delay, because a server that asked for a wait is likely still
+// loaded.
 func After(d time.Duration, err error) error {
 	if err == nil {
 		return nil

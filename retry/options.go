@@ -50,56 +50,32 @@ func WithHooks(h *Hooks) Option {
 // functions are safe for concurrent use.
 //
 // Every hook gets the call's context first, so tracing and request-scoped
-// loggers work. Hooks run on the goroutine that runs the call. The one
-// exception is OnAttemptDone in a hedged call (see below). A hook must not
-// block the call for long. A panic in a hook is not recovered: it leaves
-// the call as a panic in the operation does, and OnDone is not called.
+// loggers work. Hooks run on the goroutine that runs the call, except
+// OnAttemptDone in a hedged call. A hook must not block the call for long.
+// A panic in a hook is not recovered. It leaves the call as a panic in the
+// operation does, and OnDone is not called.
 //
 // The hooks hear of each step of a call, in this order:
 //
-//   - OnAttempt, just before an attempt starts. It is called once for each
-//     attempt that runs, and for nothing else.
+//   - OnAttempt, just before an attempt starts.
 //   - OnAttemptDone, when that attempt returns.
 //   - OnRetry, after a failed attempt, before the call waits.
-//   - Then, when the wait is over, one of two things. OnAttempt, when the
-//     retry starts. Or OnDenied, when the policy's guard denies the retry.
-//     After a denial no attempt runs. The call calls OnRetry and waits
-//     again, or ends.
+//   - When the wait is over, OnAttempt if the retry starts, or OnDenied if
+//     the policy's guard denies it. After a denial no attempt runs. The
+//     call calls OnRetry and waits again, or ends.
 //   - OnDone, once, when the call ends.
 //
-// So every OnRetry is followed by one OnAttempt or one OnDenied. The
-// exception is a wait that the call's context ends.
-//
 // To count attempts, count OnAttempt calls. The count equals
-// DoneEvent.Attempts, in Do, DoValue, Loop, Hedge and HedgeValue, with a
-// guard or without. To count retries, count the OnAttempt events with
-// Attempt above 1 and Hedge false. Do not count OnRetry calls for that.
-// OnRetry also counts denied retries, waits the context cut short and
-// Loop's pauses after a success.
+// DoneEvent.Attempts. To count retries, count the OnAttempt events with
+// Attempt above 1 and Hedge false. Do not count OnRetry calls: OnRetry is
+// also called before a denied retry, a wait the context cuts short and a
+// Loop's pause after a success. A denied retry still counts toward the
+// attempt limit, as step 8 of "The loop" in the package doc says.
 //
-// A denied retry costs what a failed retry costs. The call waits the
-// policy's delay before the retry, and the denied retry counts toward the
-// attempt limit. When the denied retry was the last one the attempt limit
-// allows, the call ends with [ErrThrottled]. For example:
-//
-//   - The policy is policy.Constant(100*time.Millisecond).WithMaxAttempts(4).
-//   - The operation always fails.
-//   - The guard denies every retry of this call (see policy.Guard).
-//
-// The operation runs once. OnRetry and OnDenied are called three times
-// each. The call ends with ErrThrottled after 300ms. DoneEvent.Attempts is
-// 1 and DoneEvent.Denied is 3.
-//
-// AttemptEvent.Wait is the time waited since the attempt before. It
-// includes the waits before denied retries. After three waits of 400ms,
-// the first two denied, it is 1.2s. A wait that ended early counts for the
-// time it lasted.
-//
-// In Hedge and HedgeValue each attempt runs on a goroutine of its own.
-// OnAttempt is still called on the call's goroutine, before the attempt
-// starts. OnAttemptDone is called on the attempt's goroutine. For a hedge
-// that lost, that may be after the call has returned. So OnAttemptDone
-// must be safe for concurrent use when the call hedges.
+// In Hedge and HedgeValue, OnAttemptDone is called on the attempt's own
+// goroutine. For a hedge that lost, that may be after the call has
+// returned. So OnAttemptDone must be safe for concurrent use when the call
+// hedges.
 type Hooks struct {
 	// OnAttempt is called just before each attempt starts: the first attempt,
 	// every retry, every hedge, every Loop run. It returns the context the
@@ -138,7 +114,7 @@ func (h *Hooks) empty() bool {
 type AttemptEvent struct {
 	Attempt  int           // 1 for the first attempt, numbered in the order attempts start, hedges included
 	Hedge    bool          // started beside an attempt still running (policy hedging)
-	Wait     time.Duration // the wait made before this attempt (0 for the first, and for a hedge its hedge delay)
+	Wait     time.Duration // the time waited since the attempt before, waits before denied retries included (0 for the first, and for a hedge its hedge delay)
 	Err      error         // OnAttemptDone only: what the attempt returned
 	Duration time.Duration // OnAttemptDone only: how long it ran
 }
