@@ -38,8 +38,9 @@
 //  5. Work out the wait: the schedule's delay, or the operation's hint from
 //     [After]. Loop waits at least 10ms.
 //  6. End if a limit says so: the attempt limit, the hint ceiling, the time
-//     limit, or ctx's deadline when the wait would pass it. In [Loop] the
-//     deadline is no limit: ctx ending ends the Loop (see [Loop]).
+//     limit, or ctx's deadline when the wait would pass it. [Loop] stops
+//     there too, but its error reads as ctx ending, not as a limit (see
+//     [Loop]).
 //  7. Wait. After a denied retry, the wait ends early when a success lets
 //     it go (see policy.Guard), unless it is a hint.
 //  8. Ask the guard. If it admits the retry, go to 1. If it denies it, no
