@@ -14,18 +14,19 @@ import (
 //   - Hedge and HedgeValue number the attempts in the order they start,
 //     hedges included. Each runs on a context of its own, with its own
 //     number.
-//   - Loop treats each run as an attempt, and counts every run since Loop
-//     started: the runs after a success too.
+//   - Loop numbers each run as an attempt. It counts every run since Loop
+//     started, the runs after a success too.
 //
-// A context that carries no number gives 1, since a call's first attempt
-// runs on the caller's context as it is: so a first try costs nothing. A
-// nil ctx gives 1 too. A call inside another call's attempt numbers its own
+// A context that carries no number gives 1. A call's first attempt runs on
+// the caller's context as it is, so a first try costs nothing. A nil ctx
+// gives 1 too. A call inside another call's attempt numbers its own
 // attempts, its first one included.
 //
-// Between two attempts of one call that does not hedge, the number moves
-// on in the context that both are given. So a goroutine that an attempt
-// started, and that reads the number after that attempt returned, may get
-// a later attempt's. Read it while the attempt runs.
+// Read the number while the attempt runs. Without hedging, all the
+// attempts of one call share one context, and the call moves its number
+// on for the next attempt. So a goroutine that an attempt started, and
+// that reads the number after that attempt returned, may get a later
+// attempt's number.
 //
 // retryhttp puts the context of each attempt in the request it sends, so
 // that the base RoundTripper reads Attempt(req.Context()).

@@ -25,30 +25,35 @@
 //
 // # The loop
 //
-// In a stall, a call may first wait for its turn at the policy's guard (see
-// policy.Guard, "New calls wait their turn"). Then every call runs the same
-// steps, in this order, each a rule of its own:
+// Every call runs the same steps, in this order. Each step is a rule of
+// its own. While the dependency answers nothing but overload, a new call
+// may first wait for its turn at the policy's guard (see policy.Guard,
+// "New calls wait their turn").
 //
 //  1. Make an attempt. [Hedge] makes a round of attempts.
 //  2. End on success, on a [Permanent] error, on [ErrPushback], or on an
-//     error the policy does not retry. A success and ErrPushback do not end
-//     [Loop]: it goes on.
-//  3. Account for the outcome: tell the policy's guard, apply the reset rule.
+//     error the policy does not retry. In [Loop], a success and
+//     ErrPushback do not end the call. It goes on.
+//  3. Account for the outcome: tell the policy's guard, and apply the
+//     reset rule.
 //  4. End if ctx is done.
 //  5. Work out the wait: the schedule's delay, or the operation's hint from
-//     [After]. Loop waits at least 10ms.
-//  6. End if a limit says so: the attempt limit, the hint ceiling, the time
-//     limit, or ctx's deadline when the wait would pass it. [Loop] stops
-//     there too, but its error reads as ctx ending, not as a limit (see
-//     [Loop]).
+//     [After]. In Loop, the wait is at least 10ms.
+//  6. End if a limit says so. The limits are the attempt limit, the hint
+//     ceiling, the time limit, and ctx's deadline when the wait would pass
+//     it. In [Loop], ctx's deadline is not a limit. When the wait would
+//     pass it, Loop ends as if ctx had ended (see [Loop]).
 //  7. Wait. After a denied retry, the wait ends early when a success lets
-//     it go (see policy.Guard), unless it is a hint.
+//     it go (see policy.Guard). A wait for a hint never ends early.
 //  8. Ask the guard. If it admits the retry, go to 1. If it denies it, no
-//     attempt runs. The denied retry still counts toward the attempt
-//     limit, except in Loop. The call then goes to 5, or ends with
-//     [ErrThrottled] when that retry was the last the limit allows.
-//     [Error].Attempts and [DoneEvent].Attempts count only the attempts
-//     that ran. [DoneEvent].Denied counts the denied retries.
+//     attempt runs. The denied retry counts toward the attempt limit. If
+//     it was the last retry the limit allows, the call ends with
+//     [ErrThrottled]. Otherwise the call goes to 5.
+//
+// A denied retry did not run, so [Error].Attempts and [DoneEvent].Attempts
+// leave it out: they count only the attempts that ran. [DoneEvent].Denied
+// counts the denied retries. In Loop, a denied retry does not count toward
+// the attempt limit.
 //
 // # Bad input
 //

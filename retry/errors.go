@@ -44,19 +44,19 @@ func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return ErrExhausted }
 
 // Error is the error a call returns when it stops without success for a
-// reason other than the operation's own error: a limit, the guard, the
-// context, a hint that asks for too long a wait, or a server that asked not
-// to retry. Cause says which. Error unwraps to both the reason and the last
-// operation error, so errors.Is(err, context.Canceled) and
-// errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
+// reason other than the operation's own error. The reasons are a limit, the
+// guard, the context, a hint that asks for too long a wait, and a server
+// that asked not to retry. Cause says which. Error unwraps to both the
+// reason and the last operation error. So errors.Is(err, context.Canceled)
+// and errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
 // "How a call ends", lists each reason and the sentinels it matches.
 type Error struct {
 	// Attempts counts the attempts that ran, the first included. A retry
-	// the guard denied did not run, so it is not counted (the package doc,
-	// step 8 of "The loop", has the rule). In [Loop] it counts the failed
-	// runs in a row that ended the Loop: the runs since the last run that
-	// succeeded or sent the back-off back to its first delay. The message of a Loop's error gives its total runs
-	// too.
+	// the guard denied did not run, so it is not counted.
+	//
+	// In [Loop], Attempts counts the failed runs in a row that ended the
+	// Loop. The doc of Loop says when that count starts again. The message
+	// of a Loop's error also gives its total runs.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, the first
 	// attempt included, as the time limit counts it.
@@ -69,18 +69,18 @@ type Error struct {
 	// after 6 attempts: busy" without hooks, and "gave up after 6 attempts
 	// in 17s: busy" with an OnDone hook.
 	//
-	// In Loop, Elapsed counts from the end of the last run that succeeded
-	// or sent the back-off back to its first delay. When there is no such
-	// run, it counts from the start of the Loop.
+	// In Loop, Elapsed counts from the same moment as the time limit,
+	// which the doc of [Loop] gives.
 	Elapsed time.Duration
-	// Last is the error of the last attempt. When the caller's context
-	// ended during that attempt and the attempt returned only the
-	// context's error, Last is the error of the attempt before it, if
-	// there was one. That error says what the dependency did, and the
-	// context's error is the Cause already. An attempt that returned an
-	// error of its own, such as a connection reset, is the last error even
-	// then. Last is nil when no attempt ran, and in Loop when the last run
-	// succeeded.
+	// Last is the error of the last attempt. It is nil when no attempt
+	// ran. In Loop, it is nil when the last run succeeded.
+	//
+	// The caller's context may end during the last attempt, and that
+	// attempt may return only the context's error. Then Last is the error
+	// of the attempt before it, if there was one. That error says what the
+	// dependency did, and Cause holds the context's error already. An
+	// attempt that returned an error of its own, such as a connection
+	// reset, is the last error even then.
 	Last error
 	// Cause says why the call stopped: one of this package's sentinels,
 	// or the context's error when the caller's context ended the call.

@@ -14,13 +14,15 @@ import (
 // between the end of one run and the start of the next, whatever the
 // policy or a hint says. So a run that ends at once cannot spin.
 //
-// Loop always returns a non-nil error: fn's error as it is after a
-// [Permanent] error or one the policy does not retry, or an [*Error]. Its
-// context ending is the usual end of a Loop: the error then matches ctx's
-// error and the last run's error, also when the next pause would pass
-// ctx's deadline. docs/calls.md, under "How a call ends", lists every way
-// a call ends and the sentinels each matches. A run whose error matches
-// [ErrPushback] is a failed run like any other.
+// Loop always returns a non-nil error. After a [Permanent] error or one the
+// policy does not retry, it is fn's error as it is. Otherwise it is an
+// [*Error]. The usual end of a Loop is its context ending. The error then
+// matches ctx's error and the last run's error. Loop's context is its
+// lifetime, not a limit. So when the next pause would pass ctx's deadline,
+// Loop ends the same way, as if ctx had ended. A run whose error matches
+// [ErrPushback] is a failed run like any other. docs/calls.md, under "How
+// a call ends", lists every way a call ends and the sentinels each
+// matches.
 //
 // The policy's reset rule decides when the back-off starts over at its
 // first delay. By default it starts over after a run that returned nil,
@@ -31,14 +33,14 @@ import (
 // outcome.
 //
 // The policy's attempt and time limits count the failed runs in a row.
-// They count from the end of the last run that succeeded or sent the
+// The limits count from the end of the last run that succeeded or sent the
 // back-off back to its first delay. When there is no such run, they count
 // from the start of the Loop. So WithMaxAttempts(5) means "give up after
 // five failed runs in a row", and WithMaxElapsed(time.Minute) means "give
 // up when failures have lasted a minute". When a limit ends Loop, the
 // [*Error]'s Attempts are those failed runs. A run that succeeded never
-// makes Loop give up, and the next failure starts a new count, whatever
-// the reset rule.
+// makes Loop give up. After it, the next failure starts a new count,
+// whatever the reset rule.
 //
 // With a guard, the run after a failed one is a retry that the guard must
 // admit. Use one guard per dependency, from policy.NewGuard. A run the
