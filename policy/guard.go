@@ -2,18 +2,32 @@ package policy
 
 import "github.com/retrykit/retrykit/internal/admit"
 
-// Guard admits retries while they pay off and denies them while they would
-// only add load. It keeps a stall or an overload from turning into a retry
-// storm, and it still lets retries ride out a blip, a partial failure or an
-// outage that ends. Give one Guard to every policy that calls the same
-// dependency ([Policy.WithGuard]). This doc is the home of the guard's
-// rules: tokens, overload, one call at a time, probes, and new calls that
-// wait their turn. docs/admission.md shows them at work. A Guard also
-// keeps the latency estimate of hedging after a quantile (see [Hedging]).
+// Guard decides whether a retry may run. It admits retries while enough
+// attempts succeed, and denies them while retries would only add load to
+// a dependency that fails. So a failing dependency gets its first tries
+// and a few retries, not a storm of them, and a short outage is still
+// ridden out. Give one Guard to every policy that calls the same
+// dependency ([Policy.WithGuard]). Package retry and retrykit's
+// integrations tell it of every call and attempt, and nothing else needs
+// to.
 //
-// A Guard is safe for concurrent use. Package retry and retrykit's
-// integrations tell it of every call and attempt. Nothing else needs to.
-// The zero Guard admits nothing but probes. Use NewGuard.
+// Three rules matter most to a user of the guard:
+//
+//   - One call at a time always gets its retries. The guard admits every
+//     retry of a call that is the only call in flight on it.
+//   - A denied retry waits. It does not fail the call. The call waits its
+//     next back-off delay and asks again. While denied, it ends only when
+//     it runs out of attempts or time.
+//   - While the dependency answers nothing but overload, new calls wait
+//     their turn. Then at most 16 attempts run at once.
+//
+// The sections below state each rule in full: tokens, overload, one call
+// at a time, probes and denied retries, and new calls that wait their
+// turn. docs/admission.md shows them at work. A Guard also keeps the
+// latency estimate of hedging after a quantile (see [Hedging]).
+//
+// A Guard is safe for concurrent use. The zero Guard admits nothing but
+// probes. Use NewGuard.
 //
 // # Tokens
 //
@@ -102,12 +116,13 @@ import "github.com/retrykit/retrykit/internal/admit"
 //
 // A denied retry means "not now". Package retry waits the next back-off
 // delay and asks again. The wait ends early when the dependency serves
-// again: each success lets the denied retry that has waited longest ask
-// again at once, one for one, so retries denied during an outage come back
-// as fast as the dependency answers, without a rush. A server's hint is
-// waited out in full. The denied retry uses up the attempt it replaced.
-// A call ends while denied only when it runs out of attempts or time. It
-// then returns an error matching retry.ErrThrottled.
+// again. Each success lets the denied retry that has waited longest ask
+// again at once, one success for one retry. So retries denied during an
+// outage come back as fast as the dependency answers, without a rush. A
+// wait for a server's hint does not end early. The denied retry uses up
+// the attempt it replaced. A call ends while denied only when it runs out
+// of attempts or time. It then returns an error matching
+// retry.ErrThrottled.
 //
 // # New calls wait their turn
 //
@@ -118,17 +133,18 @@ import "github.com/retrykit/retrykit/internal/admit"
 // take room. A call waiting between attempts does not, nor does a Loop
 // between runs.
 //
-// A waiting call's turn comes, first come first served, when a running
-// attempt ends, or at once when the dependency answers (a success or a fast
-// failure). Meanwhile the call waits as it would for a denied retry: it
-// waits its next back-off delay and asks again, and each wait uses up an
-// attempt. A waiting call always waits at least once, even a call of one
-// attempt. Its first wait is the schedule's first delay. Once a second,
-// one waiting call goes as the guard's probe, which it shares with
-// retries, so attempts that never end cannot keep calls waiting forever. A
-// waiting call ends only when its time limit or its context's deadline
-// comes first, or its attempts run out after that first wait. It then
-// returns an error matching retry.ErrShed, and the operation never ran.
+// Waiting calls take their turns first come, first served. A turn comes
+// when a running attempt ends, or at once when the dependency answers
+// with a success or a fast failure. Meanwhile the call waits as it would
+// for a denied retry. It waits its next back-off delay and asks again, and
+// each wait uses up an attempt. A waiting call always waits at least once,
+// even a call of one attempt. Its first wait is the schedule's first
+// delay. Once a second, one waiting call goes as the guard's probe, which
+// it shares with retries. So attempts that never end cannot keep calls
+// waiting forever. A waiting call ends only when its time limit or its
+// context's deadline comes first, or when its attempts run out after that
+// first wait. It then returns an error matching retry.ErrShed, and the
+// operation never ran.
 //
 // So a pause shorter than the attempt timeout makes no call wait, because
 // no attempt times out during it. A dependency that answers at once, even
