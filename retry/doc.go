@@ -30,7 +30,7 @@
 // may first wait for its turn at the policy's guard (see policy.Guard,
 // "New calls wait their turn").
 //
-//  1. Make an attempt. [Hedge] makes a round of attempts.
+//  1. Make an attempt. [Hedge] may start hedges beside it.
 //  2. End on success, on a [Permanent] error, on [ErrPushback], or on an
 //     error the policy does not retry. In [Loop], a success and
 //     ErrPushback do not end the call. It goes on.
