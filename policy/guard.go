@@ -120,7 +120,7 @@ import "github.com/retrykit/retrykit/internal/admit"
 // again at once, one success for one retry. So retries denied during an
 // outage come back as fast as the dependency answers, without a rush. A
 // wait for a server's hint does not end early. The denied retry uses up
-// the attempt it replaced. A call ends while denied only when it runs out
+// the attempt it replaced (step 8 of "The loop" in package retry). A call ends while denied only when it runs out
 // of attempts or time. It then returns an error matching
 // retry.ErrThrottled.
 //

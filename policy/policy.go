@@ -168,9 +168,9 @@ func (p Policy) WithMaxAttempts(n int) Policy {
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
 // would end more than d after the start of the call. The time counts from
 // the start of each call, its first attempt included, never from the
-// policy's construction. In retry.Loop it counts from the end of the last
-// run that succeeded or started the back-off over. When there is no such
-// run, it counts from the start of the Loop. A call that the limit ends
+// policy's construction. In retry.Loop it counts only the failed runs in
+// a row, and the doc of retry.Loop says when that count starts again. A
+// call that the limit ends
 // returns an error matching retry.ErrExhausted and the last error, or
 // retry.ErrThrottled when the guard was holding its retries back. The
 // limit never interrupts a running attempt: give the context a deadline for
