@@ -38,8 +38,9 @@ type Hedging struct {
 	// share it. The guard learns from every successful attempt of a hedged
 	// call under it: those of retry.Hedge, retry.HedgeValue and the hedged
 	// requests of a retryhttp.Transport. The estimate covers the last 1,000
-	// to 2,000 of them. There is none until ten lie above the quantile:
-	// 200 successes for the p95, 1,000 for the p99. It is never below the
+	// to 2,000 of them. The guard has no estimate until ten successes were
+	// slower than the quantile. For the p95 that takes about 200 successes,
+	// and for the p99 about 1,000. The estimate is never below the
 	// true quantile and at most 12.5 % above it, between about 1µs and 36
 	// minutes. It takes the guard about 2 KB, from its first hedged call.
 	//
