@@ -33,9 +33,11 @@ import (
 // outcome.
 //
 // The policy's attempt and time limits count the failed runs in a row.
-// The limits count from the end of the last run that succeeded or sent the
-// back-off back to its first delay. When there is no such run, they count
-// from the start of the Loop. So WithMaxAttempts(5) means "give up after
+// They start again after a run that succeeded, and after a run that sent
+// the back-off back to its first delay. Such a run that failed is the first
+// failed run of the new count. The time limit counts from the end of that
+// run. When there is no such run, the limits count from the start of the
+// Loop. So WithMaxAttempts(5) means "give up after
 // five failed runs in a row", and WithMaxElapsed(time.Minute) means "give
 // up when failures have lasted a minute". When a limit ends Loop, the
 // [*Error]'s Attempts are those failed runs. A run that succeeded never

@@ -200,6 +200,22 @@ func TestLoopStableFirstRunThenCrashStartsFresh(t *testing.T) {
 		"10s, 20s, 40s, 80s fit in five minutes from the crash; 160s more would not")
 }
 
+func TestLoopStableRunThatFailedIsTheFirstOfTheNewCount(t *testing.T) {
+	// Every run fails; the third lasts two minutes, past the stable-run
+	// rule's minute. With three attempts, the count starts again at that
+	// run, which is its first failure: two fast failures later, Loop gives
+	// up, after five runs in all.
+	clk := newVClock()
+	n := 0
+	p := policy.Constant(time.Second).WithMaxAttempts(3).WithResetRule(policy.ResetRule{AfterStableRun: time.Minute}).WithClock(clk)
+	err := retry.Loop(context.Background(), runs(clk, []error{errCrash}, []time.Duration{0, 0, 2 * time.Minute}, &n), p)
+	require.ErrorIs(t, err, retry.ErrExhausted)
+	require.Equal(t, 5, n)
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 3, re.Attempts, "the long run that failed, then two more")
+}
+
 func TestLoopCannotSpin(t *testing.T) {
 	// Constant(0) and an operation that returns at once: Loop still pauses
 	// 10ms between runs. So 50ms hold five runs, at 0, 10, 20, 30 and 40ms:
