@@ -558,3 +558,37 @@ func TestElapsedOfACallStoppedAtItsFirstAttempt(t *testing.T) {
 		require.NotContains(t, err.Error(), " in ", name)
 	}
 }
+
+// An attempt that wraps only the context's error leaves the failure
+// before it as the last error; one that joins an error of its own to the
+// context's is the last error itself (see Error.Last).
+func TestLastErrorOfAnAttemptThatWrapsTheContextsError(t *testing.T) {
+	err503, errDrained := errors.New("attempt 1: 503"), errors.New("drained")
+	for _, tt := range []struct {
+		name string
+		wrap func(ctxErr error) error
+		last error
+	}{
+		{"the context's error", func(ctxErr error) error { return ctxErr }, err503},
+		{"wrapped alone", func(ctxErr error) error { return fmt.Errorf("reading: %w", ctxErr) }, err503},
+		{"joined to its own", func(ctxErr error) error { return fmt.Errorf("%w: %w", errDrained, ctxErr) }, errDrained},
+		{"errors.Join", func(ctxErr error) error { return errors.Join(errDrained, ctxErr) }, errDrained},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			err := retry.Do(ctx, func(ctx context.Context) error {
+				if n++; n == 1 {
+					return err503
+				}
+				cancel()
+				return tt.wrap(ctx.Err())
+			}, policy.Constant(0))
+			require.ErrorIs(t, err, context.Canceled)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			require.ErrorIs(t, re.Last, tt.last)
+		})
+	}
+}

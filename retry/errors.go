@@ -76,11 +76,12 @@ type Error struct {
 	// ran. In Loop, it is nil when the last run succeeded.
 	//
 	// The caller's context may end during the last attempt, and that
-	// attempt may return only the context's error. Then Last is the error
-	// of the attempt before it, if there was one. That error says what the
-	// dependency did, and Cause holds the context's error already. An
-	// attempt that returned an error of its own, such as a connection
-	// reset, is the last error even then.
+	// attempt may return only the context's error, wrapped or not. Then
+	// Last is the error of the attempt before it, if there was one. That
+	// error says what the dependency did, and Cause holds the context's
+	// error already. An attempt that returned an error of its own, such as
+	// a connection reset, is the last error even then. So is an error that
+	// joins one of its own to the context's (two %w, or errors.Join).
 	Last error
 	// Cause says why the call stopped: one of this package's sentinels,
 	// or the context's error when the caller's context ended the call.

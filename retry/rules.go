@@ -223,7 +223,27 @@ func (c *call) cutOff(err error) bool {
 	if err == nil || c.stopping() == nil || errors.Is(err, ErrAttemptTimeout) {
 		return false
 	}
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Cause(c.ctx))
+	return onlyContext(err, context.Cause(c.ctx))
+}
+
+// onlyContext reports whether err wraps nothing but a context's error:
+// context.Canceled, context.DeadlineExceeded or cause. An error that joins
+// an error of its own to it (fmt.Errorf with two %w, errors.Join) is not.
+func onlyContext(err, cause error) bool {
+	switch e := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := e.Unwrap(); inner != nil {
+			return onlyContext(inner, cause)
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if !onlyContext(inner, cause) {
+				return false
+			}
+		}
+		return len(e.Unwrap()) > 0
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || (cause != nil && errors.Is(err, cause))
 }
 
 // stopped builds the error of a call that ends because ctx is done, with
