@@ -16,8 +16,8 @@ import (
 // parameter that the operation overwrites before it reads it is ignored too.
 // Such an operation runs under another context, usually the enclosing
 // function's, so neither the attempt timeout nor the end of the call reaches
-// it. The
-// report is at the first call in the operation that takes a context.
+// it. The report is at the first call in the operation that takes a
+// context.
 var Ctx = &analysis.Analyzer{
 	Name:     "ctx",
 	Doc:      "report retry operations that ignore their context parameter while calling something that takes a context",
