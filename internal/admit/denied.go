@@ -10,14 +10,11 @@ package admit
 // is first. It calls [Guard.Withdraw] when it stops waiting before its
 // turn came. Denied allocates the Turn.
 func (g *Guard) Denied() *Turn {
-	c := make(chan struct{})
-	t := &Turn{C: c, c: c}
 	l := &g.denied
 	l.mu.Lock()
-	l.queue = append(l.queue, t)
+	defer l.mu.Unlock()
 	l.waiting.Add(1)
-	l.mu.Unlock()
-	return t
+	return l.join()
 }
 
 // Withdraw tells the guard that a retry it denied no longer waits for the
@@ -37,10 +34,6 @@ func (g *Guard) letDeniedGo() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.queue) > 0 {
-		t := l.queue[0]
-		l.queue[0] = nil
-		l.queue = l.queue[1:]
-		l.waiting.Add(-1)
-		close(t.c)
+		l.next()
 	}
 }

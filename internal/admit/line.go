@@ -35,7 +35,7 @@ type line struct {
 // The rule of when first attempts wait, and for how long, is stated in
 // the doc of policy.Guard, under "New calls wait their turn".
 func (g *Guard) Enter() *Turn {
-	if g.line.waiting.Load() == 0 && (g.stall.Load() < stallRun || g.running.Load() < stallInFlight) {
+	if g.line.waiting.Load() == 0 && g.room() {
 		g.running.Add(1)
 		return nil
 	}
@@ -48,10 +48,7 @@ func (g *Guard) Enter() *Turn {
 		g.running.Add(1)
 		return nil
 	}
-	c := make(chan struct{})
-	t := &Turn{C: c, c: c}
-	l.queue = append(l.queue, t)
-	return t
+	return l.join() // counted in waiting above
 }
 
 // Held reports whether the guard holds new calls back now: a call that
@@ -149,13 +146,29 @@ func (g *Guard) admitWaiting() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for len(l.queue) > 0 && g.room() {
-		t := l.queue[0]
-		l.queue[0] = nil
-		l.queue = l.queue[1:]
-		l.waiting.Add(-1)
 		g.running.Add(1)
-		close(t.c)
+		l.next()
 	}
+}
+
+// join puts a new Turn at the end of l and returns it. The caller has
+// counted it in l.waiting already, so that no moment shows it neither
+// counted nor queued. Called with l.mu held.
+func (l *line) join() *Turn {
+	c := make(chan struct{})
+	t := &Turn{C: c, c: c}
+	l.queue = append(l.queue, t)
+	return t
+}
+
+// next gives the Turn at the front of l its turn and takes it out of l.
+// Called with l.mu held and l not empty.
+func (l *line) next() {
+	t := l.queue[0]
+	l.queue[0] = nil
+	l.queue = l.queue[1:]
+	l.waiting.Add(-1)
+	close(t.c)
 }
 
 // probed reports whether the probe of this second is due at now, and takes
