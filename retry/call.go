@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/internal/served"
 	"github.com/retrykit/retrykit/policy"
@@ -93,7 +93,7 @@ func (c *call) timed() bool {
 // fn is the operation, nil for a hedged call. It is passed down rather than
 // kept in the call, so that the closure DoValue makes stays on its stack.
 func (c *call) run(fn func(context.Context) error) error {
-	if g := guardOf(c.p); g != nil {
+	if g := admission.Of(c.p); g != nil {
 		g.Start()
 		defer g.Done()
 		if err := c.enter(g); err != nil {
@@ -157,7 +157,7 @@ func (c *call) attempt(fn func(context.Context) error, admitted bool) error {
 		c.clock.runStart = c.clock.now()
 	}
 	c.admitted = admitted
-	if g := guardOf(c.p); g != nil {
+	if g := admission.Of(c.p); g != nil {
 		if !c.entered {
 			g.Run()
 		}
@@ -288,6 +288,3 @@ func done(ctx context.Context) error {
 		return nil
 	}
 }
-
-// guardOf returns the guard of p, with its protocol, or nil for none.
-func guardOf(p policy.Policy) *admit.Guard { return (*admit.Guard)(p.Guard()) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
@@ -81,7 +82,7 @@ func first(ctx context.Context, hasFn bool, p policy.Policy, opts []Option) (*ad
 			return nil, false
 		}
 	}
-	g := guardOf(p)
+	g := admission.Of(p)
 	return g, g == nil || started(g)
 }
 

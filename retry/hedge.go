@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/policy"
 )
@@ -147,7 +148,7 @@ func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error),
 }
 
 func newHedger(c *call, op func(context.Context) (any, error)) *hedger {
-	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), guard: guardOf(c.p), hooks: c.hooks}
+	return &hedger{op: op, clock: clock{clk: c.p.Clock()}, timeout: c.p.AttemptTimeout(), guard: admission.Of(c.p), hooks: c.hooks}
 }
 
 // unhedged reports whether p is a valid policy without hedging.

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/classify"
 )
@@ -175,11 +176,11 @@ func (r *round) hedge(c *call) {
 		r.st.slow[r.started] = true
 		r.st.mu.Unlock()
 	}
-	if g := guardOf(c.p); g != nil && !g.AllowHedge() {
+	if g := admission.Of(c.p); g != nil && !g.AllowHedge() {
 		r.hedging = false
 		return
 	}
-	r.st.admitted[r.started+1] = guardOf(c.p) != nil
+	r.st.admitted[r.started+1] = admission.Of(c.p) != nil
 	c.hedge.hedges++
 	r.start(c)
 }
@@ -271,7 +272,7 @@ func (r *round) settle(c *call, o outcome) {
 // record tells the guard, if any, what an attempt that came in before the
 // round ended said about the dependency.
 func (r *round) record(c *call, o outcome) {
-	g := guardOf(c.p)
+	g := admission.Of(c.p)
 	if g == nil || c.stopping() != nil {
 		return
 	}

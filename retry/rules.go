@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
@@ -53,7 +54,7 @@ func (c *call) outcome(err error) (end bool, final error) {
 // record tells the guard, if any, what the attempt just made said about
 // the dependency. An attempt the caller's context cut short says nothing.
 func (c *call) record(err error) {
-	if g := guardOf(c.p); g != nil && c.stopping() == nil {
+	if g := admission.Of(c.p); g != nil && c.stopping() == nil {
 		g.Record(c.admitted, c.verdict.Outcome)
 	}
 }
@@ -160,7 +161,7 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 // admit asks the guard, if any, for the retry about to start. The run after
 // a successful Loop run is not a retry and needs no admission.
 func (c *call) admit(err error) bool {
-	g := guardOf(c.p)
+	g := admission.Of(c.p)
 	c.denied = g != nil && err != nil && !g.Allow(c.clock.now())
 	if c.denied {
 		c.denials++
@@ -174,7 +175,7 @@ func (c *call) admit(err error) bool {
 // the dependency serves again, and the retry need not wait out a back-off
 // drawn while it did not. A server's hint is waited out as given.
 func (c *call) backOff(d time.Duration, hinted bool) (time.Duration, error) {
-	g := guardOf(c.p)
+	g := admission.Of(c.p)
 	if !c.denied || hinted || g == nil || d <= 0 {
 		return d, c.clock.wait(c.ctx, d)
 	}

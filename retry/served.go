@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/admit"
 	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/internal/served"
@@ -48,7 +49,7 @@ func (c *call) repeat(err error) int {
 	case c.overloaded():
 		return served.Repeat
 	}
-	if g := guardOf(c.p); g != nil && g.Tokens() < 1 && !c.unreached(e.Last) {
+	if g := admission.Of(c.p); g != nil && g.Tokens() < 1 && !c.unreached(e.Last) {
 		return served.Repeat
 	}
 	return served.Retry
@@ -57,7 +58,7 @@ func (c *call) repeat(err error) int {
 // overloaded reports whether every attempt of the call counted as overload
 // and the policy's guard agrees: its last 16 attempts in a row did too.
 func (c *call) overloaded() bool {
-	return c.attempts > 0 && !c.mixed && guardOf(c.p).Stalled()
+	return c.attempts > 0 && !c.mixed && admission.Of(c.p).Stalled()
 }
 
 // oneAttempt reports whether the call serves a request that is a retry
@@ -87,6 +88,6 @@ func (c *call) starved(err error) bool {
 	if c.served == nil || c.loop || c.unreached(err) {
 		return false
 	}
-	g := guardOf(c.p)
+	g := admission.Of(c.p)
 	return g != nil && g.Tokens() < 1
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/admission"
 	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/internal/neterr"
-	"github.com/retrykit/retrykit/policy"
 )
 
 // Err returns why the Transport stopped retrying a request whose final
@@ -84,7 +83,7 @@ func failed(resp *http.Response) bool {
 // caller gave up on, or one that failed before reaching the dependency (a
 // bad URL, an untrusted certificate), is no news.
 func (c *call) tell(admitted bool, resp *http.Response, err error) {
-	g := guardOf(c.p)
+	g := admission.Of(c.p)
 	if g == nil || c.req.Context().Err() != nil {
 		return
 	}
@@ -96,6 +95,3 @@ func (c *call) tell(admitted bool, resp *http.Response, err error) {
 		g.Record(admitted, classify.Of(c.statusError(resp)).Outcome)
 	}
 }
-
-// guardOf returns the guard of p, with its protocol, or nil for none.
-func guardOf(p policy.Policy) *admit.Guard { return (*admit.Guard)(p.Guard()) }

@@ -361,7 +361,7 @@ func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 // loopFirst): hooks see every request, and the loop's clock starts with it.
 func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	base, p, retryable := t.settings()
-	g := guardOf(p)
+	g := admission.Of(p)
 	if g.Held() || retry.Attempt(req.Context()) > 1 {
 		// The guard holds new calls back: the loop waits for the call's
 		// turn as it does for any call, and nothing is sent meanwhile. Or

@@ -98,7 +98,7 @@ func NewRateLimiter[T comparable](p policy.Policy, opts ...Option) workqueue.Typ
 		idle = satDouble(steps.Delay(math.MaxInt))
 	}
 	p = admission.Guarded(p)
-	return &limiter[T]{p: p, clock: p.Clock(), guard: (*admit.Guard)(p.Guard()), steps: steps, table: backoff.NewKeyed[T](positions, idle)}
+	return &limiter[T]{p: p, clock: p.Clock(), guard: admission.Of(p), steps: steps, table: backoff.NewKeyed[T](positions, idle)}
 }
 
 // positions is the schedule of the limiter's table: the identity, so that

@@ -7,7 +7,10 @@
 // plain retries beside the guard. Users have no way to reach it.
 package admission
 
-import "github.com/retrykit/retrykit/policy"
+import (
+	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/policy"
+)
 
 // Tokens and Ratio make the guard that an integration gives itself when
 // its policy carries none.
@@ -32,3 +35,7 @@ func Guarded(p policy.Policy) policy.Policy {
 	}
 	return p
 }
+
+// Of returns the guard of p with its protocol, or nil when p has none.
+// policy.Guard is a defined type over admit.Guard, so this is a conversion.
+func Of(p policy.Policy) *admit.Guard { return (*admit.Guard)(p.Guard()) }
