@@ -139,7 +139,8 @@ import "github.com/retrykit/retrykit/internal/admit"
 // for a denied retry. It waits its next back-off delay and asks again, and
 // each wait uses up an attempt. A waiting call always waits at least once,
 // even a call of one attempt. Its first wait is the schedule's first
-// delay. Once a second, one waiting call goes as the guard's probe, which
+// delay, or less when its time limit or deadline comes sooner: it then
+// waits up to that limit. Once a second, one waiting call goes as the guard's probe, which
 // it shares with retries. So attempts that never end cannot keep calls
 // waiting forever. A waiting call ends only when its time limit or its
 // context's deadline comes first, or when its attempts run out after that

@@ -592,3 +592,26 @@ func TestLastErrorOfAnAttemptThatWrapsTheContextsError(t *testing.T) {
 		})
 	}
 }
+
+// Under a cancelled call, an attempt that returns a deadline of its own,
+// not the call's, keeps its error as the last one.
+func TestLastErrorKeepsAnAttemptsOwnDeadline(t *testing.T) {
+	err503 := errors.New("attempt 1: 503")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	err := retry.Do(ctx, func(ctx context.Context) error {
+		if n++; n == 1 {
+			return err503
+		}
+		inner, stop := context.WithTimeout(context.Background(), 0) // the backend call's own, already over
+		defer stop()
+		cancel()
+		return fmt.Errorf("backend call: %w", inner.Err())
+	}, policy.Constant(0))
+	require.ErrorIs(t, err, context.Canceled)
+	var re *retry.Error
+	require.ErrorAs(t, err, &re)
+	require.ErrorIs(t, re.Last, context.DeadlineExceeded, "the attempt's own timeout")
+	require.NotErrorIs(t, re.Last, err503)
+}

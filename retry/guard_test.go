@@ -765,3 +765,52 @@ func TestGuardLoopsBetweenRunsHoldNothingBack(t *testing.T) {
 
 // protocol returns g with the protocol that package retry drives.
 func protocol(g *policy.Guard) *admit.Guard { return (*admit.Guard)(g) }
+
+// A held call whose deadline or time limit comes before its first back-off
+// delay ends waits for its turn until that limit, rather than failing at
+// once: a turn that comes before the limit runs the call.
+func TestGuardHeldCallWaitsUpToItsLimit(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		p    policy.Policy
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 40*time.Millisecond)
+		}, policy.Constant(100 * time.Millisecond)},
+		{"time limit", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			policy.Constant(100 * time.Millisecond).WithMaxElapsed(40 * time.Millisecond)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := policy.NewGuard(50, 1)
+				stalled(t, g)
+				time.Sleep(time.Second)
+				spendProbe(t, g)
+				p := tt.p.WithMaxAttempts(1).WithGuard(g)
+				ran := 0
+				op := func(context.Context) error { ran++; return nil }
+
+				ctx, cancel := tt.ctx()
+				start := time.Now()
+				err := retry.Do(ctx, op, p)
+				cancel()
+				require.ErrorIs(t, err, retry.ErrShed)
+				require.Equal(t, 40*time.Millisecond, time.Since(start), "it waited up to its limit")
+				require.Zero(t, ran)
+
+				time.Sleep(time.Second)
+				spendProbe(t, g)
+				ctx, cancel = tt.ctx()
+				defer cancel()
+				errc := make(chan error, 1)
+				go func() { errc <- retry.Do(ctx, op, p) }()
+				time.Sleep(20 * time.Millisecond)
+				synctest.Wait()
+				protocol(g).Record(false, admit.Succeeded) // its turn, before the limit
+				require.NoError(t, <-errc)
+				require.Equal(t, 1, ran)
+			})
+		})
+	}
+}

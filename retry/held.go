@@ -2,6 +2,7 @@ package retry
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/retrykit/retrykit/internal/admit"
@@ -34,9 +35,14 @@ func (c *call) enter(g *admit.Guard) error {
 		}
 		d, _ := c.nextWait(nil)
 		d = max(d, loopMinPause) // a zero delay must not spin while held
+		var last *Error          // the limit that ends the call after this wait
 		if e := c.limits(errHeld, d, false); e != nil && !c.loop {
-			g.Abandon(t)
-			return c.shed(e)
+			left := c.left()
+			if waits > 0 || left <= 0 {
+				g.Abandon(t)
+				return c.shed(e)
+			}
+			d, last = min(d, left), e // the first wait lasts up to the limit: a turn may come before it
 		}
 		turned, err := c.waitTurn(d, t.C)
 		if err != nil {
@@ -50,8 +56,25 @@ func (c *call) enter(g *admit.Guard) error {
 		if turned {
 			break
 		}
+		if last != nil {
+			g.Abandon(t)
+			return c.shed(last)
+		}
 	}
 	return nil
+}
+
+// left returns the time left before the call's deadline or time limit,
+// whichever comes first, or the longest duration when it has neither.
+func (c *call) left() time.Duration {
+	now, left := c.clock.now(), time.Duration(math.MaxInt64)
+	if !c.deadline.IsZero() {
+		left = c.deadline.Sub(now)
+	}
+	if m := c.p.MaxElapsed(); m > 0 {
+		left = min(left, m-c.clock.elapsed(now))
+	}
+	return left
 }
 
 // waitTurn waits d, or until the call's turn comes (turn is closed) or ctx

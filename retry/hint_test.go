@@ -126,3 +126,29 @@ func TestPermanentWinsOverAHint(t *testing.T) {
 	require.ErrorIs(t, err, errFlaky)
 	require.Equal(t, 1, int(op.calls.Load()))
 }
+
+// A hint that would pass both the time limit (or the hint ceiling) and the
+// deadline matches context.DeadlineExceeded too: the deadline was a limit
+// it passed, whichever limit the message names.
+func TestHintPastTwoLimitsMatchesTheDeadline(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		hint time.Duration
+		p    policy.Policy
+	}{
+		{"time limit and deadline", 5 * time.Second, policy.Constant(time.Millisecond).WithMaxElapsed(3 * time.Second)},
+		{"ceiling and deadline", 10 * time.Minute, policy.Constant(time.Millisecond)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clocktest.NewCounted()
+			ctx, cancel := clk.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			op := &script{errs: []error{retry.After(tt.hint, errFlaky)}}
+			err := retry.Do(ctx, op.op, tt.p.WithClock(clk))
+			require.ErrorIs(t, err, retry.ErrHintTooLong)
+			require.ErrorIs(t, err, retry.ErrExhausted)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Zero(t, clk.Waits())
+		})
+	}
+}

@@ -124,10 +124,12 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	if failed && c.oneAttempt(err) {
 		return c.giveUp(err, cause, "the request served is a retry already: one attempt")
 	}
-	if hinted && d > p.MaxHint() {
-		return c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, p.MaxHint()))
-	}
 	deadline, hasDeadline := c.deadline, !c.deadline.IsZero()
+	if hinted && d > p.MaxHint() {
+		e := c.giveUp(err, ErrHintTooLong, fmt.Sprintf("the operation asked to wait %v, above the %v hint ceiling", d, p.MaxHint()))
+		e.deadline = !c.loop && hasDeadline && !c.clock.now().Add(d).Before(deadline)
+		return e
+	}
 	if (!failed || p.MaxElapsed() == 0) && !hasDeadline {
 		return nil
 	}
@@ -145,6 +147,9 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 		e.deadline = true
 	default:
 		return nil
+	}
+	if !c.loop && hasDeadline && !now.Add(d).Before(deadline) {
+		e.deadline = true // the wait would pass the deadline, whichever limit is named
 	}
 	switch {
 	case hinted && e.Cause == ErrExhausted:
@@ -224,27 +229,29 @@ func (c *call) cutOff(err error) bool {
 	if err == nil || c.stopping() == nil || errors.Is(err, ErrAttemptTimeout) {
 		return false
 	}
-	return onlyContext(err, context.Cause(c.ctx))
+	return onlyContext(err, c.ctx.Err(), context.Cause(c.ctx))
 }
 
-// onlyContext reports whether err wraps nothing but a context's error:
-// context.Canceled, context.DeadlineExceeded or cause. An error that joins
-// an error of its own to it (fmt.Errorf with two %w, errors.Join) is not.
-func onlyContext(err, cause error) bool {
+// onlyContext reports whether err wraps nothing but the call's context's
+// error ctxErr, its cause, or context.Canceled, which the call gives the
+// attempts it cancels. An error that joins an error of its own to it
+// (fmt.Errorf with two %w, errors.Join) is not, nor is a deadline of the
+// attempt's own under a cancelled call.
+func onlyContext(err, ctxErr, cause error) bool {
 	switch e := err.(type) {
 	case interface{ Unwrap() error }:
 		if inner := e.Unwrap(); inner != nil {
-			return onlyContext(inner, cause)
+			return onlyContext(inner, ctxErr, cause)
 		}
 	case interface{ Unwrap() []error }:
 		for _, inner := range e.Unwrap() {
-			if !onlyContext(inner, cause) {
+			if !onlyContext(inner, ctxErr, cause) {
 				return false
 			}
 		}
 		return len(e.Unwrap()) > 0
 	}
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || (cause != nil && errors.Is(err, cause))
+	return errors.Is(err, ctxErr) || errors.Is(err, context.Canceled) || (cause != nil && errors.Is(err, cause))
 }
 
 // stopped builds the error of a call that ends because ctx is done, with
