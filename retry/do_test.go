@@ -604,7 +604,7 @@ func TestLastErrorKeepsAnAttemptsOwnDeadline(t *testing.T) {
 		if n++; n == 1 {
 			return err503
 		}
-		inner, stop := context.WithTimeout(context.Background(), 0) // the backend call's own, already over
+		inner, stop := context.WithTimeout(context.WithoutCancel(ctx), 0) // the backend call's own, already over
 		defer stop()
 		cancel()
 		return fmt.Errorf("backend call: %w", inner.Err())
