@@ -5,31 +5,23 @@ import (
 	"sync/atomic"
 )
 
-// Attempt returns the number of the attempt whose context ctx is, or is
-// derived from. The first attempt is 1, the first retry 2. It is the
-// number that [AttemptEvent].Attempt gives the hooks for the same attempt.
-// Do, DoValue, Loop, Hedge, HedgeValue and Go number every attempt they
-// make:
+// Attempt returns the number of the attempt that ctx belongs to: 1 for the
+// first attempt, 2 for the first retry. Call it inside the operation, with
+// the context the operation was given, or one derived from it:
 //
-//   - Hedge and HedgeValue number the attempts in the order they start,
-//     hedges included. Each runs on a context of its own, with its own
-//     number.
-//   - Loop numbers each run as an attempt. It counts every run since Loop
-//     started, the runs after a success too.
+//	retry.Do(ctx, func(ctx context.Context) error {
+//		log.Printf("attempt %d", retry.Attempt(ctx))
+//		return ping(ctx)
+//	}, p)
 //
-// A context that carries no number gives 1. A call's first attempt runs on
-// the caller's context as it is, so a first try costs nothing. A nil ctx
-// gives 1 too. A call inside another call's attempt numbers its own
-// attempts, its first one included.
+// It is the number the hooks see in [AttemptEvent].Attempt. Hedged calls
+// number their attempts in the order they start, hedges included; [Loop]
+// numbers its runs from its start. A context of no call, or nil, gives 1.
 //
-// Read the number while the attempt runs. Without hedging, all the
-// attempts of one call share one context, and the call moves its number
-// on for the next attempt. So a goroutine that an attempt started, and
-// that reads the number after that attempt returned, may get a later
-// attempt's number.
-//
-// retryhttp puts the context of each attempt in the request it sends, so
-// that the base RoundTripper reads Attempt(req.Context()).
+// Read the number while the attempt runs: a goroutine that outlives its
+// attempt may see a later attempt's number. retryhttp sends each attempt's
+// context in its request, so a base RoundTripper can read
+// Attempt(req.Context()).
 func Attempt(ctx context.Context) int {
 	if ctx == nil {
 		return 1

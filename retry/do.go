@@ -14,26 +14,19 @@ var (
 	errNilFunction = fmt.Errorf("retry: nil function: %w", policy.ErrInvalid)
 )
 
-// Do calls fn until it succeeds, fails for good, or the policy or ctx says
-// stop. It waits the policy's delay between attempts. It returns nil on
-// success. It returns fn's error as it is when fn marked it with
+// Do calls fn until it succeeds, returns an error that is not to be
+// retried, reaches a limit of the policy, or ctx ends. The first attempt
+// runs at once; later ones wait the policy's delay.
+//
+// Do returns nil on success, and fn's error as it is when fn marked it
 // [Permanent] or the policy does not retry it. Otherwise it returns an
 // [*Error] that matches the reason and the last error: [ErrExhausted] when
-// a limit ended the call, ctx's error when ctx did. docs/calls.md, under
-// "How a call ends", lists every way a call ends and the sentinels each
-// matches. Bad input (a nil ctx or fn, an invalid policy) is an error
-// matching policy.ErrInvalid, before anything runs.
+// a limit ended the call, ctx's error when ctx did. docs/calls.md lists
+// every way a call ends.
 //
-// The first attempt runs at once. A zero delay retries at once, with no
-// timer. A call that waits on the real clock uses one timer, however many
-// times it waits. A panic in fn is not recovered.
-//
-// On the context of a request behind retryhttp.Handler or retrygrpc's
-// server interceptors, a call may retry less, by the rule of docs/layers.md.
-//
-// Time counts from the start of the call, the first attempt included. The
-// time limit, [Error].Elapsed and the hooks' Elapsed all count from there.
-// [Error].Elapsed says when a call reads no clock at all.
+// Time limits count from the start of the call, the first attempt
+// included. A call waits on one timer, however many times it waits, and a
+// zero delay retries with no timer at all.
 func Do(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	if g, ok := first(ctx, fn != nil, p, opts); ok {
 		if g != nil {
@@ -106,34 +99,21 @@ func started(g *admit.Guard) bool {
 }
 
 // DoValue is [Do] for an operation that returns a value. It returns the
-// value of the last attempt, with Do's error. So a value the operation
-// returned with its error, such as a response or a partial result, is not
-// lost. When no attempt ran, the value is T's zero value.
+// value of the last attempt with Do's error, so a value returned beside an
+// error, such as a response or a partial result, is not lost. When no
+// attempt ran, the value is T's zero value.
 //
-// The values of retried attempts are dropped. So an operation whose value
+// The values of retried attempts are dropped: an operation whose value
 // owns a resource, such as a response body, must release it before it
-// returns an error. ([HedgeValue] instead takes a function that releases
-// the values it drops.)
+// returns an error. ([HedgeValue] takes a function that releases them.)
 //
-// To retry on the value, such as a 503 response or an empty page, return
-// it with an error of the operation's own. The call retries that error as
-// any other. If it gives up, it still returns the value with it.
+// To retry on the value, such as a job still pending, return it with an
+// error of your own. The call retries that error as any other.
 //
-// The context of the attempt whose value DoValue returns stays open after
-// DoValue returns. So a value bound to it stays usable: a stream, an
-// *sql.Rows, a response body read later. That context ends when ctx ends,
-// or at the policy's attempt timeout, whichever comes first.
-//
-// A kept context costs no memory until something watches it. Under an
-// attempt timeout, the context starts its timer only when its Done channel
-// is first used, as an operation that does I/O uses it. A kept context
-// that nothing watched holds no memory once the value is dropped, however
-// long the timeout. One that was watched holds its timer until it ends,
-// as a context from context.WithDeadline does.
-//
-// The context of a retried attempt is cancelled when the call starts to
-// wait after it. So a value returned after such a wait, with
-// [ErrThrottled] or ctx's error, has its context cancelled already.
+// The context of the attempt whose value DoValue returns stays open until
+// ctx ends or the policy's attempt timeout passes, so a value bound to it,
+// such as an *sql.Rows or a response body, stays usable. Kept, it holds no
+// memory until something watches it.
 func DoValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, opts ...Option) (T, error) {
 	var v T
 	var c call

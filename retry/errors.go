@@ -11,29 +11,26 @@ import (
 )
 
 // ErrExhausted is matched by the error of every call that a limit ended:
-// the attempt limit, the time limit, or the context's deadline that the
-// next wait would pass. The sentinels of the other limits refine it, so
-// every limit matches it. docs/calls.md, under "How a call ends", lists
-// every way a call ends and the sentinels each matches.
+// the attempt limit, the time limit, or ctx's deadline when the next wait
+// would pass it. The sentinels of particular limits, such as [ErrThrottled],
+// match ErrExhausted too. docs/calls.md lists every
+// way a call ends.
 var ErrExhausted = errors.New("retry: exhausted")
 
-// ErrThrottled is matched by the error of a call that a limit ended while
-// the policy's guard denied its retries. It matches [ErrExhausted] too.
-// See docs/calls.md, "How a call ends", and policy.Guard for the rule.
+// ErrThrottled is matched by the error of a call that reached a limit while
+// the policy's guard was denying its retries (see policy.Guard).
 var ErrThrottled error = &limitError{"retry: retries throttled"}
 
-// ErrShed is matched by the error of a call that ended while its first
-// attempt waited for its turn at the policy's guard, so the operation never
-// ran. It matches [ErrExhausted] too when a limit ended the wait, and the
-// context's error when the context did. See docs/calls.md, "How a call
-// ends", and policy.Guard, "New calls wait their turn", for the rule.
+// ErrShed is matched by the error of a call whose first attempt was still
+// waiting for its turn at the policy's guard when the call ended, so the
+// operation never ran and the call is safe to make again (see
+// policy.Guard).
 var ErrShed = errors.New("retry: call shed")
 
 // ErrAttemptTimeout is matched by the error of an attempt that the
-// policy's per-attempt timeout (policy.Policy.WithAttemptTimeout) cut off
-// while the call's context was live. The call retries such an attempt, and
-// the error of a call that gives up after it matches ErrAttemptTimeout
-// through its Last. See docs/calls.md, "How a call ends".
+// policy's attempt timeout (policy.Policy.WithAttemptTimeout) cut off. Such
+// an attempt is retried; a call that gives up after it matches
+// ErrAttemptTimeout through its last error.
 var ErrAttemptTimeout = classify.ErrAttemptTimeout
 
 // limitError is a sentinel that refines ErrExhausted: every error that
@@ -43,49 +40,35 @@ type limitError struct{ msg string }
 func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return ErrExhausted }
 
-// Error is the error a call returns when it stops without success for a
-// reason other than the operation's own error. The reasons are a limit, the
-// guard, the context, a hint that asks for too long a wait, and a server
-// that asked not to retry. Cause says which. Error unwraps to both the
-// reason and the last operation error. So errors.Is(err, context.Canceled)
-// and errors.Is(err, io.ErrUnexpectedEOF) can both hold. docs/calls.md, under
-// "How a call ends", lists each reason and the sentinels it matches.
+// Error is the error a call returns when it gives up for a reason other
+// than the operation's own error: a limit, the guard, ctx, a wait too long
+// to make, or a server that asked not to retry. errors.Is finds both the
+// reason and the last error the operation returned, so errors.Is(err,
+// context.Canceled) and errors.Is(err, io.ErrUnexpectedEOF) can both hold.
+// docs/calls.md lists each reason and what it matches.
 type Error struct {
 	// Attempts counts the attempts that ran, the first included. A retry
-	// the guard denied did not run, so it is not counted.
-	//
-	// In [Loop], Attempts counts the failed runs in a row that ended the
-	// Loop. The doc of Loop says when that count starts again. The message
-	// of a Loop's error also gives its total runs.
+	// the guard denied did not run and is not counted. In [Loop] it counts
+	// the failed runs in a row.
 	Attempts int
-	// Elapsed is the time from the start of the call to its end, the first
-	// attempt included, as the time limit counts it.
+	// Elapsed is the time from the start of the call to its end, as the
+	// time limit counts it.
 	//
-	// Elapsed is 0 unless the call reads the clock. A call reads the clock
-	// only when it has one of these: a deadline on its context, a time
-	// limit, hooks (a Hooks with at least one function set), or a
-	// stable-run reset rule. Without them nothing times the call, and the
-	// message leaves the time out. For example, a failure reads "gave up
-	// after 6 attempts: busy" without hooks, and "gave up after 6 attempts
-	// in 17s: busy" with an OnDone hook.
-	//
-	// In Loop, Elapsed counts from the same moment as the time limit,
-	// which the doc of [Loop] gives.
+	// Elapsed is 0 when the call never read the clock. A call reads it only
+	// when it has a deadline on its context, a time limit, hooks or a
+	// stable-run reset rule; otherwise nothing times the call, and the
+	// message leaves the time out.
 	Elapsed time.Duration
-	// Last is the error of the last attempt. It is nil when no attempt
-	// ran. In Loop, it is nil when the last run succeeded.
+	// Last is the last error the operation returned. It is nil when the
+	// operation never ran, and in [Loop] when the last run succeeded.
 	//
-	// The caller's context may end during the last attempt, and that
-	// attempt may return only the context's error, wrapped or not. Then
-	// Last is the error of the attempt before it, if there was one. That
-	// error says what the dependency did, and Cause holds the context's
-	// error already. An attempt that returned an error of its own, such as
-	// a connection reset, is the last error even then. So is an error that
-	// joins one of its own to the context's (two %w, or errors.Join).
+	// When ctx ends during an attempt and the attempt returns only ctx's
+	// error, Last is the error of the attempt before it, which says what the
+	// dependency did. An attempt that returns an error of its own, alone or
+	// joined to ctx's error, is Last.
 	Last error
-	// Cause says why the call stopped: one of this package's sentinels,
-	// or the context's error when the caller's context ended the call.
-	// docs/calls.md, under "How a call ends", says which, and when.
+	// Cause says why the call stopped: one of this package's sentinels, or
+	// ctx's error when ctx ended the call.
 	Cause error
 
 	loop     bool   // a Loop's error: Attempts counts the failed runs in a row

@@ -15,74 +15,32 @@ var (
 	errNoGuard = fmt.Errorf("retry: Hedge given a hedge quantile and no guard to estimate it; add one with policy.Policy.WithGuard: %w", policy.ErrInvalid)
 )
 
-// Hedge is [Do] for an operation that is safe to run more than once at the
-// same time, such as a read or an idempotent write. It retries failures as
-// Do does. It also starts another attempt beside one that is slow to
-// return. The policy's hedging says when: set it with
-// policy.Policy.WithHedging. Do and DoValue never hedge, whatever the
-// policy. Only the caller knows whether an operation may run twice at
-// once, so it says so by calling Hedge.
+// Hedge is [Do] for an operation that is safe to run twice at once, such as
+// a read or an idempotent write. It retries failures as Do does, and also
+// starts another attempt beside one that is slow to return, as the policy's
+// hedging says (policy.Policy.WithHedging). Do never hedges: calling Hedge
+// is how the caller says the operation may run twice at once.
 //
-// Hedge returns what Do returns. It returns an error matching
-// policy.ErrInvalid, before anything runs, for a policy without hedging,
-// and for a policy with a hedge quantile and no guard.
-//
-// fn must be safe for concurrent use. It must not panic: each attempt runs
-// on a goroutine of its own, where a panic ends the program. So Hedge costs
-// goroutines and allocations that Do does not.
+// Hedge returns what Do returns. A policy without hedging, or with a hedge
+// quantile and no guard, is an error matching policy.ErrInvalid. fn must be
+// safe for concurrent use and must not panic: each attempt runs on a
+// goroutine of its own, where a panic ends the program.
 //
 // # Rounds
 //
-// Hedge runs in rounds. A round starts one attempt at once. While no
-// attempt has succeeded, it starts another after each hedge delay. At most
-// the hedge's MaxInFlight attempts run side by side. The hedge delay is not
-// jittered.
+// Hedge runs in rounds. A round starts one attempt, then another after each
+// hedge delay while none has succeeded, up to the hedging's MaxInFlight.
+// The first success wins: the call returns at once and cancels the others.
+// A failure ends the round only when no attempt of it still runs; the round
+// then counts as one failed attempt of Do, with the error of the last
+// attempt to fail, or the last one that asked for a wait with [After]. A
+// [Permanent] error, or one the policy does not retry, ends the call at
+// once. An error made with After stops the round's hedging.
 //
-// The first success wins. The call returns at once and cancels the
-// contexts of the other attempts. It does not wait for them to return.
-//
-// A failure does not end the round while other attempts of it still run.
-// The round fails when all of its attempts have failed. The policy then
-// treats the round's error as Do treats an attempt's error: it waits and
-// starts a new round, or ends the call.
-//
-// Which error a failed round returns:
-//
-//   - If an attempt's error asked for a wait with [After], the last such
-//     error to come back.
-//   - Otherwise, the error of the last attempt to fail.
-//
-// Some errors end the call at once and cancel the other attempts: a
-// [Permanent] error, and an error the policy does not retry.
-//
-// An error made with [After] stops the hedging of its round: no further
-// hedge of that round starts once its attempt returns. So a server's
-// Retry-After holds back every hedge not yet started.
-//
-// When ctx ends during a round, the call cancels the attempts still
-// running. It waits for them to return, as Do waits for its attempt. The
-// call's last error is then chosen as [Error].Last says: an attempt's own
-// error wins over the previous round's, and an attempt that returned only
-// the context's error leaves the failure before it.
-//
-// # Limits and the guard
-//
-// Every hedge counts as an attempt for the policy's attempt limit. No
-// hedge starts if its delay would end after ctx's deadline or past the
-// policy's time limit. No hedge starts on the context of a request that is
-// already a retry, behind retryhttp.Handler or retrygrpc's server
-// interceptors (see docs/layers.md).
-//
-// With a guard, a hedge starts only while the guard holds more than nine
-// tenths of its capacity. It takes a token as it starts (see
-// policy.Guard). A hedge that loses keeps that token, so hedges that never
-// win stop. An attempt that succeeds only after the hedge delay does not
-// refill the guard above that line. So a dependency that slows down as a
-// whole stops getting hedges, while retries of real failures go on.
-//
-// Under a guard, the duration of every successful attempt goes to the
-// guard's latency estimate. It is measured on the policy's clock. A hedge
-// quantile reads that estimate (see policy.Hedging).
+// Every hedge counts toward the attempt limit. No hedge starts when its
+// delay would pass ctx's deadline or the time limit. Under a guard, a hedge
+// starts only while the guard is nearly full, and takes a token, so hedges
+// that never win stop (see policy.Guard). docs/hedging.md has the details.
 func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy, opts ...Option) error {
 	o := collect(opts)
 	var c call
@@ -94,33 +52,20 @@ func Hedge(ctx context.Context, fn func(context.Context) error, p policy.Policy,
 }
 
 // HedgeValue is [Hedge] for an operation that returns a value, as [DoValue]
-// is for Do. It returns the value of the attempt that won. When the call
-// fails, it returns the value of the attempt whose error it returns.
+// is for Do. It returns the value of the attempt that won or, when the call
+// fails, of the attempt whose error it returns.
 //
-// It hands discard the value of every other attempt: the attempts that
-// failed and were retried, and the hedges that lost, even those that
-// return after the call has. So a value that owns a resource, such as an
-// *http.Response and its body, is never leaked. discard gets T's zero
-// value too, when an attempt returned it. A nil discard drops the values.
-// A losing hedge's value may be handed over on the attempt's own
-// goroutine, so discard must be safe for concurrent use. discard is an
-// argument rather than an Option, so that the compiler checks that it
-// takes the operation's T.
+// Every other attempt's value goes to discard, the hedges that lost
+// included, even after the call returned: so a value that owns a resource,
+// such as an *http.Response, is never leaked. discard may run on an
+// attempt's own goroutine and must be safe for concurrent use. A nil
+// discard drops the values.
 //
-// The context of the attempt whose value the call returns stays open after
-// the call returns. So a value bound to it stays usable: an HTTP
-// response's body is read after the call. That context keeps ctx's values.
-// It ends at ctx's deadline, or at the policy's attempt timeout. Once the
-// call has returned, cancelling ctx no longer ends it, and ctx keeps no
-// reference to it.
-//
-// The other attempts' contexts are cancelled:
-//
-//   - when their round ends;
-//   - when ctx ends during a round, for every attempt still running,
-//     including the one whose value the call returns;
-//   - for a failed round's kept value, when the call starts to wait for the
-//     next round.
+// The context of the attempt whose value the call returns stays open, so
+// a response body can be read after the call. It keeps ctx's values and
+// ends at ctx's deadline or the policy's attempt timeout; once the call
+// has returned, cancelling ctx no longer ends it. The contexts of the other
+// attempts are cancelled when their round ends.
 func HedgeValue[T any](ctx context.Context, fn func(context.Context) (T, error), p policy.Policy, discard func(T), opts ...Option) (T, error) {
 	var v T
 	var c call

@@ -9,9 +9,7 @@ import (
 // ErrHintTooLong is matched by the error a call returns at once when an
 // operation's hint from [After] asks for a wait above the policy's hint
 // ceiling, past its time limit or past the context's deadline. It matches
-// [ErrExhausted] too, since a limit ends the call. In [Loop], a hint past
-// the deadline ends the Loop as its context ending does instead (see
-// Loop). See docs/calls.md, "How a call ends".
+// [ErrExhausted] too, since a limit ends the call.
 var ErrHintTooLong error = &limitError{"retry: hinted wait too long"}
 
 // After marks err with a hint: wait d before the next attempt, instead of

@@ -296,3 +296,28 @@ func TestSlogHooksLogDeniedRetries(t *testing.T) {
 		}, "\n"), buf.String())
 	})
 }
+
+// TestHooksOrderOfTwoFailuresAndASuccess is the order the Hooks doc gives
+// for a call that fails twice and then succeeds.
+func TestHooksOrderOfTwoFailuresAndASuccess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var seq []string
+		h := &retry.Hooks{
+			OnAttempt: func(ctx context.Context, _ retry.AttemptEvent) context.Context {
+				seq = append(seq, "OnAttempt")
+				return ctx
+			},
+			OnAttemptDone: func(context.Context, retry.AttemptEvent) { seq = append(seq, "OnAttemptDone") },
+			OnRetry:       func(context.Context, retry.RetryEvent) { seq = append(seq, "OnRetry") },
+			OnDenied:      func(context.Context, retry.RetryEvent) { seq = append(seq, "OnDenied") },
+			OnDone:        func(context.Context, retry.DoneEvent) { seq = append(seq, "OnDone") },
+		}
+		op := fails(2, errFlaky)
+		require.NoError(t, retry.Do(context.Background(), op.op, policy.Constant(time.Second), retry.WithHooks(h)))
+		require.Equal(t, []string{
+			"OnAttempt", "OnAttemptDone", "OnRetry",
+			"OnAttempt", "OnAttemptDone", "OnRetry",
+			"OnAttempt", "OnAttemptDone", "OnDone",
+		}, seq)
+	})
+}

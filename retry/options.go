@@ -8,12 +8,7 @@ import (
 // An Option changes one call of [Do], [DoValue], [Loop], [Go], [Hedge] or
 // [HedgeValue]. Build one with [WithHooks]. An Option is a plain value, so
 // build it once and pass it to any number of calls. A nil Option changes
-// nothing.
-//
-// Every package of retrykit has an Option of this shape: a function that
-// takes the settings by value and returns them changed. Settings passed by
-// value stay on the caller's stack, where a pointer would move them to the
-// heap, so a call with options allocates nothing for them.
+// nothing. Options allocate nothing per call.
 type Option func(config) config
 
 // config is the settings of one call.
@@ -46,36 +41,23 @@ func WithHooks(h *Hooks) Option {
 }
 
 // Hooks observe a call: each attempt, each wait and the end. A zero Hooks
-// observes nothing. A Hooks may be shared by concurrent calls when its
-// functions are safe for concurrent use.
+// observes nothing, and nil fields are skipped. A Hooks may be shared by
+// concurrent calls when its functions are safe for concurrent use.
+//
+// For a call that fails twice and then succeeds, the hooks run in this
+// order: OnAttempt, OnAttemptDone, OnRetry, OnAttempt, OnAttemptDone,
+// OnRetry, OnAttempt, OnAttemptDone, OnDone. When the guard denies a retry,
+// OnDenied comes in place of its OnAttempt and OnAttemptDone, and OnRetry
+// follows for the next wait.
 //
 // Every hook gets the call's context first, so tracing and request-scoped
-// loggers work. Hooks run on the goroutine that runs the call, except
-// OnAttemptDone in a hedged call. A hook must not block the call for long.
-// A panic in a hook is not recovered. It leaves the call as a panic in the
-// operation does, and OnDone is not called.
+// loggers work. Hooks run on the goroutine of the call and must not block
+// it for long; in Hedge, OnAttemptDone runs on the attempt's own goroutine,
+// possibly after the call returned, so it must be safe for concurrent use.
+// A panic in a hook is not recovered, and OnDone is then not called.
 //
-// The hooks hear of each step of a call, in this order:
-//
-//   - OnAttempt, just before an attempt starts.
-//   - OnAttemptDone, when that attempt returns.
-//   - OnRetry, after a failed attempt, before the call waits.
-//   - When the wait is over, OnAttempt if the retry starts, or OnDenied if
-//     the policy's guard denies it. After a denial no attempt runs. The
-//     call calls OnRetry and waits again, or ends.
-//   - OnDone, once, when the call ends.
-//
-// To count attempts, count OnAttempt calls. The count equals
-// DoneEvent.Attempts. To count retries, count the OnAttempt events with
-// Attempt above 1 and Hedge false. Do not count OnRetry calls: OnRetry is
-// also called before a denied retry, a wait the context cuts short and a
-// Loop's pause after a success. A denied retry still counts toward the
-// attempt limit, as step 8 of "The loop" in the package doc says.
-//
-// In Hedge and HedgeValue, OnAttemptDone is called on the attempt's own
-// goroutine. For a hedge that lost, that may be after the call has
-// returned. So OnAttemptDone must be safe for concurrent use when the call
-// hedges.
+// To count attempts, count OnAttempt calls, not OnRetry calls: OnRetry
+// also comes before a denied retry and before a wait that ctx cuts short.
 type Hooks struct {
 	// OnAttempt is called just before each attempt starts: the first attempt,
 	// every retry, every hedge, every Loop run. It returns the context the
@@ -89,10 +71,9 @@ type Hooks struct {
 	// would have been given. Its event is OnAttempt's, with
 	// Err and Duration filled in. It is called for every attempt.
 	OnAttemptDone func(context.Context, AttemptEvent)
-	// OnRetry is called before each wait for a retry. The wait follows a
-	// failed attempt or a denied retry. OnRetry is not called when the call
-	// ends instead of waiting. In a Loop, it is called before the pause
-	// after a run that succeeded too, with Err nil.
+	// OnRetry is called before each wait for a retry, after a failed
+	// attempt or a denied retry. It is not called when the call ends
+	// instead of waiting.
 	OnRetry func(context.Context, RetryEvent)
 	// OnDenied is called when the policy's guard denies a retry after its
 	// wait. No attempt runs. Its event is the one OnRetry got before that
@@ -130,8 +111,8 @@ type RetryEvent struct {
 	Err error
 	// Delay is how long the call waits.
 	Delay time.Duration
-	// Elapsed is the time since the start of the call. It counts as
-	// Error.Elapsed does, in Loop too.
+	// Elapsed is the time since the start of the call, as Error.Elapsed
+	// counts it.
 	Elapsed time.Duration
 	// Hinted says that Delay is the wait the operation asked for, such as
 	// a server's Retry-After. See After.
@@ -143,25 +124,17 @@ type RetryEvent struct {
 
 // DoneEvent describes how a call ended.
 type DoneEvent struct {
-	// Attempts is the number of attempts made, counting the first attempt and
-	// every hedge. It equals the calls of OnAttempt. In Loop it counts
-	// every run, while Error.Attempts counts the failed runs in a row.
+	// Attempts is the number of attempts made, the first and every hedge
+	// included: the number of OnAttempt calls. In Loop it counts every run.
 	Attempts int
-	// Elapsed is Error.Elapsed: the time from the start of the call to its
-	// end. In Loop it counts from the end of the last run that succeeded
-	// or started the back-off over. When there is no such run, it counts
-	// from the start of the Loop. The time limit counts the same way.
+	// Elapsed is Error.Elapsed.
 	Elapsed time.Duration
-	// Err is what the call returns. An integration may return nil where the
-	// loop saw an error: the retryhttp Transport returns a final response
-	// with a nil error, and Err is then the loop's error. For a response that was not retried, Err
-	// is the attempt's error, such as "status 500 Internal Server Error",
-	// while retryhttp.Err returns nil.
+	// Err is the call's error. Through retryhttp, which returns a final
+	// response with a nil error, it is the error the retry loop saw, such
+	// as "status 503 Service Unavailable".
 	Err error
-	// Won is the attempt whose success ended the call, numbered from 1 in
-	// the order the attempts started. It is 0 when no success ended the
-	// call, and so always 0 in Loop. Without hedging, a call that succeeds
-	// has Won equal to Attempts.
+	// Won is the number of the attempt whose success ended the call, or 0.
+	// Without hedging, a call that succeeds has Won equal to Attempts.
 	Won int
 	// Hedges is how many of the attempts were started beside one still
 	// running. See policy.Hedging.

@@ -275,6 +275,17 @@ var ErrBusy = errors.New("busy")`,
 		sig:     "(ctx context.Context) error",
 		after:   "return err",
 	},
+	"retry/doc.go: package": {
+		imports: []string{"context", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "var client interface{ Ping(context.Context) error }",
+		sig:     "(ctx context.Context) error",
+		after:   "return err",
+	},
+	"retry/attempt.go: Attempt": {
+		imports: []string{"context", "log", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		decls:   "func ping(context.Context) error { return nil }",
+		sig:     "(ctx context.Context, p policy.Policy)",
+	},
 	"policy/text.go: Policy.MarshalText": {
 		imports: []string{"flag", "github.com/retrykit/retrykit/policy"},
 	},
