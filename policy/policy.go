@@ -84,7 +84,7 @@ func (p Policy) with(change func(*config)) Policy {
 // 10s after the first failed attempt. Each further wait doubles, up to
 // 300s. There is no jitter. Attempts start at 0, 10, 30, 70, 150, 310, 610,
 // 910s, … It has no attempt or time limit, so a call retries forever until
-// it succeeds, fails for good or its context ends. Add a limit with
+// it succeeds, returns an error not to be retried, or its context ends. Add a limit with
 // [Policy.WithMaxAttempts] or [Policy.WithMaxElapsed].
 //
 // To keep this shape with a shorter first wait, build it from

@@ -10,7 +10,7 @@ import (
 
 // Go runs Do(ctx, fn, p, opts...) in g: fan-out with retries, one line per
 // task. Pass the context of errgroup.WithContext as ctx. When one task
-// fails for good, the group's context is cancelled. Every other task
+// gives up, the group's context is cancelled. Every other task
 // waiting in a back-off then returns at once, with its last error kept. So
 // g.Wait returns promptly with the first error. g's SetLimit applies as it
 // does to g.Go: Go blocks until a slot is free. A nil g is a programming

@@ -64,6 +64,10 @@ var api interface{ GetJob(context.Context, string) (Job, error) }`,
 		sig:   "(ctx context.Context, id string, p policy.Policy) error",
 		after: "_ = job\nreturn err",
 	},
+	"docs/calls.md: How a call ends": {
+		imports: []string{"context", "errors", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
+		sig:     "(ctx context.Context, op func(context.Context) error, p policy.Policy)",
+	},
 	"docs/calls.md: Restart work forever: Loop": {
 		imports: []string{"context", "errors", "time", "github.com/retrykit/retrykit/backoff", "github.com/retrykit/retrykit/policy", "github.com/retrykit/retrykit/retry"},
 		decls: `type session interface {
