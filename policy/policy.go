@@ -141,44 +141,30 @@ func (p Policy) WithFactor(factor float64) Policy {
 }
 
 // WithCap returns a copy whose scheduled waits never exceed limit, jitter
-// included. The cap never ends a call. A delay that the schedule puts above
-// the cap waits the cap instead, and the call goes on. A wait that a server
-// asks for (see [Policy.WithMaxHint]) is not a scheduled wait, and may be
-// longer than the cap.
-// WithCap(0) removes the cap. A negative limit makes the policy invalid, and
-// so does one below the base delay of an exponential or constant policy.
-//
-// [Policy.WithMaxHint] bounds a wait a server asks for, and a longer one
-// ends the call. [Policy.WithMaxElapsed] bounds the whole call.
+// included. The cap never ends a call: a longer delay waits the cap
+// instead. A wait that a server asks for may be longer than the cap (see
+// [Policy.WithMaxHint]). WithCap(0) removes the cap. A negative limit makes
+// the policy invalid, and so does one below the base delay of an
+// exponential or constant policy.
 func (p Policy) WithCap(limit time.Duration) Policy {
 	return p.with(func(c *config) { c.cap = limit })
 }
 
 // WithMaxAttempts returns a copy that makes at most n attempts. Attempts
 // count the first attempt: n == 1 means no retry, n == 3 means the first
-// attempt and two retries. In retry.Loop, n counts the failed runs in a row. A call that
-// reaches the limit ends with an error matching retry.ErrExhausted and the
-// last error, or retry.ErrThrottled when the guard was holding its retries
-// back. WithMaxAttempts(0) removes the limit. A negative n makes the policy
-// invalid.
+// attempt and two retries. A call that reaches the limit ends with an
+// error matching retry.ErrExhausted. WithMaxAttempts(0) removes the limit.
+// A negative n makes the policy invalid.
 func (p Policy) WithMaxAttempts(n int) Policy {
 	return p.with(func(c *config) { c.maxAttempts = n })
 }
 
 // WithMaxElapsed returns a copy that gives up rather than start a wait that
-// would end more than d after the start of the call. The time counts from
-// the start of each call, its first attempt included, never from the
-// policy's construction. In retry.Loop it counts only the failed runs in
-// a row, and the doc of retry.Loop says when that count starts again. A
-// call that the limit ends
-// returns an error matching retry.ErrExhausted and the last error, or
-// retry.ErrThrottled when the guard was holding its retries back. The
-// limit never interrupts a running attempt: give the context a deadline for
-// that. WithMaxElapsed(0) removes the limit. A negative d makes the policy invalid.
-//
-// WithMaxElapsed bounds the whole call. [Policy.WithCap] bounds each
-// scheduled wait and never ends a call. [Policy.WithMaxHint] bounds a
-// server's hint, and a longer hint ends the call.
+// would end more than d after the start of the call, its first attempt
+// included. A call that the limit ends returns an error matching
+// retry.ErrExhausted. The limit never interrupts a running attempt: give
+// the context a deadline for that. WithMaxElapsed(0) removes the limit. A
+// negative d makes the policy invalid.
 func (p Policy) WithMaxElapsed(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxElapsed = d })
 }
@@ -242,12 +228,6 @@ func (p Policy) WithRandom(src rand.Source) Policy {
 // retry.ErrAttemptTimeout. One that the caller's context cut off does not,
 // and the call ends with the context's error. context.DeadlineExceeded does
 // not tell the two apart: both match it.
-//
-// The timeout of the attempt whose value retry.DoValue returns is left to
-// run: that attempt's context ends at its own timeout, or when the caller's
-// context ends. So a value bound to it, such as a response body, can be
-// read after the call within the timeout. The timeout of an attempt that is
-// retried ends as the call starts to wait after it.
 func (p Policy) WithAttemptTimeout(d time.Duration) Policy {
 	return p.with(func(c *config) { c.attemptTime = d })
 }
@@ -261,12 +241,9 @@ func (p Policy) WithResetRule(r ResetRule) Policy {
 }
 
 // WithGuard returns a copy whose retries go ahead only while g admits them.
-// g learns how every attempt made under the policy ended. Give one g to
-// every policy that calls the same dependency. A retry that g denies does
-// not end the call: the call waits and asks again, until its attempts or
-// its time run out. In a stall, g also makes new calls wait for their turn.
-// [Guard] states these rules. WithGuard(nil) removes the guard. An invalid
-// guard makes the policy invalid.
+// Give one g to every policy that calls the same dependency; [Guard] says
+// what it does. WithGuard(nil) removes the guard. An invalid guard makes
+// the policy invalid.
 func (p Policy) WithGuard(g *Guard) Policy {
 	return p.with(func(c *config) { c.guard = g })
 }
@@ -279,20 +256,14 @@ const defaultMaxHint = 5 * time.Minute
 // minutes, the kubelet's cap. A d ≤ 0 makes the policy invalid. To honour
 // any hint, give a very large d.
 //
-// A hint is a wait that the operation asks for before its next attempt:
-// with retry.After, or through a server's HTTP Retry-After or gRPC
-// pushback (grpc-retry-pushback-ms). The hint ceiling is the longest hint
-// the call waits.
-//
-// The call waits a hint as given, even above the cap. Coming back earlier
-// than a server asked only earns another refusal. A hint above d ends the
-// call at once, with an error matching retry.ErrHintTooLong and the last
-// error. So the call never sleeps for hours, and never quietly shortens
-// the wait. A hint that would end past the context's deadline or the
-// policy's time limit ends the call the same way.
-//
-// [Policy.WithCap] bounds each scheduled wait and never ends a call.
-// [Policy.WithMaxElapsed] bounds the whole call.
+// A hint is a wait that the operation asks for before its next attempt,
+// with retry.After, a server's Retry-After or gRPC pushback. The call
+// waits a hint as given, even above the cap: coming back earlier than a
+// server asked only earns another refusal. A hint above d ends the call at
+// once, with an error matching retry.ErrHintTooLong, so the call never
+// sleeps for hours and never quietly shortens the wait. A hint that would
+// end past the context's deadline or the time limit ends the call the same
+// way.
 func (p Policy) WithMaxHint(d time.Duration) Policy {
 	return p.with(func(c *config) { c.maxHint = d })
 }
