@@ -15,22 +15,16 @@ import (
 // sets it.
 const IdempotencyKey = "idempotency-key"
 
-// WithIdempotencyKeys returns an Option that gives every call a fresh
-// random [IdempotencyKey] in its request metadata. The key is the same on
-// every attempt of the call, and each call gets a new one. A non-empty key
-// the caller set in the outgoing metadata is sent as it is. An empty key
-// names nothing, so it is replaced. The key is a UUID of version 4 from
-// crypto/rand, as retryhttp.WithIdempotencyKeys makes. Streams get a key
-// too, one per stream.
+// WithIdempotencyKeys returns an Option that gives every call, and every
+// stream, a fresh random [IdempotencyKey] in its request metadata. Every
+// attempt of the call sends the same key. A non-empty key the caller set in
+// the outgoing metadata is sent as it is.
 //
-// The key changes nothing about what is retried. The interceptors retry by
-// status code alone, whatever the method (see [WithCodes]). What the key
-// changes is what a retry does on a server that keeps the answer it gave
-// each key. Such a server answers a retry from that record, so a write
-// whose answer was lost is made once. That matters for codes.Unavailable
-// too: a connection can drop after the server acted and before its answer
-// arrived. A server that ignores the key makes the write again on every
-// attempt.
+// The key does not change what is retried: the interceptors retry by status
+// code alone (see [WithCodes]). It helps on a server that keeps the answer it
+// gave each key: such a server answers a retry from that record, so a write
+// whose answer was lost is made once. A server that ignores the key makes the
+// write again on every attempt.
 func WithIdempotencyKeys() Option {
 	return func(c config) config {
 		c.keys = true

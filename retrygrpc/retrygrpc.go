@@ -1,36 +1,43 @@
 // Package retrygrpc retries gRPC client calls under retrykit policies. Give
-// a connection [UnaryClientInterceptor] and [StreamClientInterceptor]:
+// a connection [UnaryClientInterceptor] and [StreamClientInterceptor], with
+// one policy and one guard:
 //
-//	p := policy.Exponential(100 * time.Millisecond).WithCap(5 * time.Second).WithMaxAttempts(4)
+//	p := policy.Exponential(100 * time.Millisecond).WithMaxAttempts(4).WithGuard(policy.NewGuard(50, 1))
 //	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(creds),
 //		grpc.WithDisableRetry(), // one retry layer, not two
 //		grpc.WithChainUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)),
 //		grpc.WithChainStreamInterceptor(retrygrpc.StreamClientInterceptor(p)),
 //	)
 //
-// By default only codes.Unavailable is retried, and [WithCodes] replaces
-// that set. A server's grpc-retry-pushback-ms trailer is a server hint, as
-// retry.After is. A stream is retried only until it is committed. Once a
-// response message or header has reached the client, a stream is never
-// replayed, as in gRPC's A6 design. A call's own deadline governs every
-// attempt. Per call, [WithPolicy] and [WithoutRetry] override the
-// interceptor's policy.
-// [WithIdempotencyKeys] gives every call a key that a server can
-// deduplicate its attempts by.
+// Only codes.Unavailable is retried by default, whatever the method.
+// [WithCodes] replaces that set.
 //
-// Each interceptor has a guard against retry storms: the guard in p, or
-// else one of its own. docs/admission.md says why. A connection's unary and
-// stream interceptors call one dependency, so give them one guard through
-// the policy:
+// A server's grpc-retry-pushback-ms trailer is honoured: the next attempt
+// waits as long as it asks, up to the policy's hint ceiling
+// (policy.Policy.WithMaxHint), and a negative value stops the retries (see
+// [PushbackKey]).
 //
-//	p = p.WithGuard(policy.NewGuard(50, 1))
+// A stream is retried only until a response message or header has reached
+// the client, and while the messages it sent fit in [MaxReplay]. After that
+// its error is returned as it is.
 //
-// An interceptor built with an invalid policy refuses every call, before
-// anything is sent, with codes.Internal and an error matching
-// policy.ErrInvalid (see [UnaryClientInterceptor]).
+// The call's deadline governs every attempt: no wait starts that would end
+// past it.
 //
-// It is a module of its own, so that users of retrykit's core never
-// download gRPC.
+// Each interceptor has a guard that holds back retries that are not paying
+// off: the guard in p, or else one of its own. Give a connection's two
+// interceptors one guard through the policy, as above. docs/admission.md
+// says how the guard decides.
+//
+// Per call, [WithPolicy] and [WithoutRetry] override the interceptor's
+// policy.
+//
+// [UnaryServerInterceptor] and [StreamServerInterceptor] are the server side:
+// they tell a caller when a retry would fail again.
+//
+// retrygrpc is a module of its own, so that users of retrykit's core never
+// download gRPC. docs/grpc.md has the details.
 package retrygrpc
 
 import (
@@ -60,13 +67,7 @@ const (
 	PushbackKey = "grpc-retry-pushback-ms"
 	// PreviousAttemptsKey is the request header that tells the server how
 	// many attempts of this call came before (gRPC A6). The client
-	// interceptors send 1, 2, … on the retries. An attempt made while
-	// serving a retry adds the count of the request it serves, its first
-	// attempt included (see [UnaryServerInterceptor]). The client
-	// interceptors set the header to one value, in place of any the
-	// outgoing metadata has. So a hop that forwards its incoming metadata
-	// sends its own count alone. An attempt with no count to send leaves
-	// the outgoing metadata as it is.
+	// interceptors send 1, 2, … on the retries, as the header's only value.
 	PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 )
 
@@ -77,9 +78,8 @@ type Option func(config) config
 // WithCodes returns an Option that replaces the set of status codes
 // retried, codes.Unavailable alone, with cs. Unavailable is the default
 // because it means the server did not process the request. With no codes,
-// nothing is retried. Whatever the set, a call whose own context is done is
-// not retried. The policy's own predicate (policy.Policy.WithRetryIf) only
-// narrows the set: an error it refuses is not retried.
+// nothing is retried. The policy's own predicate (policy.Policy.WithRetryIf)
+// can only refuse more.
 func WithCodes(cs ...codes.Code) Option {
 	cs = append([]codes.Code(nil), cs...)
 	return func(c config) config {

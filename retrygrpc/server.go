@@ -11,10 +11,13 @@ import (
 )
 
 // UnaryServerInterceptor returns a server interceptor that asks callers not
-// to retry a failed call when their retry would meet the same failure. It
-// looks at the last retrykit call that failed on the call's context. The
-// failed call's trailer carries the pushback when that call ended in one of
-// these ways:
+// to retry a failed call when their retry would meet the same failure: it
+// sets the trailer grpc-retry-pushback-ms: -1 of gRPC A6, which this
+// package's client interceptors and grpc-go's own retry honour. The handler
+// must make its retrykit calls on the call's context.
+//
+// The trailer is set when the last retrykit call that failed on the call's
+// context ended in one of these ways:
 //
 //   - Its guard shed it, or denied its retries.
 //   - It left its guard with less than one token.
@@ -22,27 +25,13 @@ import (
 //     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //
-// The exact rule, with the calls that send nothing, is in docs/layers.md,
-// under "The rule", and holds for retryhttp.Handler too. The pushback is
-// the trailer grpc-retry-pushback-ms: -1 of gRPC A6. This package's client
-// interceptors honour it, and so does grpc-go's own retry policy. Nothing
-// else is added: no detail of the failure leaves the server.
+// A handler that succeeds, with a fallback or otherwise, sends no signal.
+// docs/layers.md has the exact rule, under "The rule".
 //
 // The interceptor also reads the call's grpc-previous-rpc-attempts header.
-// While it is 1 or more, the retrykit calls the handler makes on the call's
-// context make one attempt each, since the caller retries already. So the
-// attempts of a chain of servers add up rather than multiply. An attempt
-// that never reached the dependency, such as a refused connection, is
-// still retried as the policy says. Whatever the header, such a call
-// retries an answer of its dependency only while its guard has a whole
-// token left. A garbled or
-// negative value counts as 0. A value past the largest int counts as the
-// largest int, and so does the count sent on downstream. When the header
-// is repeated, its largest value counts.
-//
-// A handler that succeeds, with a fallback or otherwise, sends no signal.
-// So does one whose calls do not go through retrykit with the call's
-// context.
+// While the call is a retry, the retrykit calls the handler makes on its
+// context do not retry their dependency's answers, so the attempts of a chain
+// of servers add up rather than multiply.
 func UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		ctx, s := served.Serve(ctx, previous(ctx), neterr.Connection)

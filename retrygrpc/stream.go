@@ -17,30 +17,22 @@ import (
 
 // MaxReplay bounds the request messages a stream keeps to send again on a
 // retry, in encoded bytes. 256 KiB is gRPC's own retry buffer. A stream that
-// sends more is committed, and is no longer retried.
+// sends more is no longer retried.
 const MaxReplay = 256 << 10
 
 var errStreamAttemptTimeout = fmt.Errorf("retrygrpc: a per-attempt timeout would cut off a stream: %w", policy.ErrInvalid)
 
 // StreamClientInterceptor returns an interceptor that retries streams under
-// p until they are committed, as [UnaryClientInterceptor] does unary calls.
-// A stream is committed once a response message or a response header has
-// reached the client (gRPC A6). From then on a retry would replay data the
-// caller has seen, so the stream's error is returned as it is.
+// p, as [UnaryClientInterceptor] does unary calls, until a response message
+// or header has reached the client. From then on a retry would replay data
+// the caller has seen, so the stream's error is returned as it is.
 //
-// Until then, a stream that could not be opened, or that ended with a
-// retried code, is opened again. The request messages sent so far are sent
-// again, and so is CloseSend. The stream keeps copies of those messages, up
-// to [MaxReplay] bytes. A message that is not a proto.Message commits the
-// stream. The retry happens inside the RecvMsg or NewStream that saw the
-// failure.
+// Until then, a stream that failed is opened again, and the request messages
+// sent so far are sent again, up to [MaxReplay] bytes.
 //
-// An invalid policy is refused with codes.Internal before the stream is
-// opened, as [UnaryClientInterceptor] refuses it. So is a policy with a
-// per-attempt timeout, because the timeout would cut off the stream. When
-// the interceptor's own policy is refused, every stream is, even one with
-// [WithoutRetry] or a [WithPolicy] of its own. Once retrying has ended with an error, every
-// later RecvMsg returns that error and opens no new attempt.
+// A policy with a per-attempt timeout is refused with codes.Internal before
+// the stream opens, because the timeout would cut the stream off. An invalid
+// policy is refused the same way.
 //
 // The interceptor is safe for concurrent use. Each stream follows
 // grpc.ClientStream's rules: one goroutine may send while one receives.

@@ -12,59 +12,29 @@ import (
 )
 
 // UnaryClientInterceptor returns an interceptor that retries failed unary
-// calls under p. An attempt is made again when its code is retried (see
-// [WithCodes]) and the policy's own predicate, if any, accepts its error.
-// The next attempt waits the policy's delay, or the server's pushback. The
-// call ends when an attempt succeeds, or when the policy, the pushback or
-// the call's context says stop. Retries carry the
-// grpc-previous-rpc-attempts header.
-// With [WithIdempotencyKeys], every attempt of a call carries the same
-// idempotency key.
+// calls under p. A failed attempt is retried when its code is in the set
+// that [WithCodes] gives, codes.Unavailable by default, the policy's own
+// predicate, if any, accepts its error, and the call's context is not done. The next attempt waits the policy's delay, or the
+// server's pushback. The interceptor is safe for concurrent use.
 //
-// The error returned is one of these. A status that was not retried comes
-// back as the server sent it. When the call's context ended the call, the
-// status.Code is codes.DeadlineExceeded or codes.Canceled. The call ends at
-// once rather than start a wait that would end past its deadline. In every
-// other case, the code is the last status's code. errors.As finds the
-// *retry.Error, with the attempts made and the last status. A pushback
-// that says stop, such as a server behind [UnaryServerInterceptor] sends,
-// makes it match retry.ErrPushback, and the guard counts it as overload. A
-// call that ended while waiting for its turn at the guard fails before its
-// first attempt. docs/calls.md, under "How a call ends", lists the errors
-// of each end.
+// Dial with grpc.WithDisableRetry. gRPC's own retry runs beneath the
+// interceptor, once per attempt, so the attempts would multiply.
 //
-// gRPC's own retry, a retryPolicy in the service config, runs beneath the
-// interceptor, once per attempt. The attempts then multiply, so dial with
-// grpc.WithDisableRetry. The call's options are given to every attempt, so
-// an option such as grpc.OnFinish runs once per attempt.
+// A status that was not retried comes back as the server sent it. When the
+// retries end, the error's code is the last status's code, or
+// codes.DeadlineExceeded or codes.Canceled when the call's context ended the
+// call. errors.As finds the *retry.Error, with the attempts made and the last
+// status. docs/calls.md lists how a call ends.
 //
-// A per-attempt timeout (policy.Policy.WithAttemptTimeout) gives each
-// attempt a deadline of its own, which gRPC sends to the server. An attempt
-// that runs out of it is retried, whether the client or the server noticed
-// first. The deadline follows the policy's clock. So a policy with a mock
-// clock and an attempt timeout sends the server the mock's time. Test such
-// policies on the real clock, or inside testing/synctest.
+// A per-attempt timeout (policy.Policy.WithAttemptTimeout) gives each attempt
+// a deadline of its own, which gRPC sends to the server. The deadline follows
+// the policy's clock, so test such a policy on the real clock, or inside
+// testing/synctest.
 //
-// An attempt timeout and the call's deadline are told apart by the error.
-// When the call's deadline ran out, the error matches
-// context.DeadlineExceeded and not retry.ErrAttemptTimeout. When an
-// attempt's timeout ran out, it matches retry.ErrAttemptTimeout, and
-// context.DeadlineExceeded too, as an attempt timeout does in package
-// retry. gRPC's transport reports a deadline as soon as the real clock has
-// passed it, which can be a moment before the context's own timer fires. So
-// a DeadlineExceeded that comes past a deadline waits for that timer, for a
-// second at most, to learn which deadline ran out.
-//
-// An interceptor built with an invalid policy refuses every call before
-// anything is sent, calls with [WithoutRetry] or a [WithPolicy] of their
-// own included. The error has codes.Internal and matches policy.ErrInvalid,
-// as the error of retry.Do does for an invalid policy. The interceptor's
-// signature leaves no room for an error where it is built, and bad
-// configuration gets an error, never a panic. So build the interceptors
-// from a policy checked with policy.Policy.Validate, where the error can
-// still stop the program from starting.
-//
-// The interceptor is safe for concurrent use by any number of calls.
+// An interceptor built with an invalid policy refuses every call, before
+// anything is sent, with codes.Internal and an error matching
+// policy.ErrInvalid. Check a policy read from configuration with
+// policy.Policy.Validate first.
 func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInterceptor {
 	c := newConfig(opts)
 	p, refusal := adopt(p)

@@ -25,13 +25,13 @@ const (
 	previousHeader = "Retry-Previous-Attempts"
 )
 
-// Handler adds the header "Retry-Pushback: never" to a failed answer of h
-// when a retry by the caller would meet the same failure. A failed answer
-// is a final status of 429 or 500 and above. An informational status that
-// h writes before it, such as 103 Early Hints, is sent as it is, without
-// the header. Handler looks at the last retrykit call that failed on the
-// request's context. The answer carries the header when that call ended in
-// one of these ways:
+// Handler adds the header "Retry-Pushback: never" to a failed answer of h,
+// a final status of 429 or 500 and above, when a retry by the caller would
+// meet the same failure. A Transport does not retry such a response. h must
+// make its retrykit calls on r.Context(), or a context derived from it.
+//
+// The answer carries the header when the last retrykit call that failed on
+// the request's context ended in one of these ways:
 //
 //   - Its guard shed it, or denied its retries.
 //   - It left its guard with less than one token.
@@ -39,30 +39,13 @@ const (
 //     in a row its guard saw.
 //   - Its dependency asked it not to retry.
 //
-// The exact rule, with the calls that send nothing, is in docs/layers.md,
-// under "The rule". Nothing else is added to the answer, so no detail of the
-// failure leaves the server.
-//
-// A Transport that gets a response with that header does not retry it.
-// [Err] returns an error matching retry.ErrPushback for it, and the guard
-// counts it as overload. A failure of the hop itself, such as a refused
-// connection or the attempt timeout, carries no header and is retried.
-//
-// Handler also reads the request's "Retry-Previous-Attempts" header, the
-// attempts that came before, which a Transport sends on its retries. While
-// it is 1 or more, the retrykit calls h makes on the request's context make
-// one attempt each, since the caller retries already. So the attempts of a
-// chain of servers add up rather than multiply. An attempt that never
-// reached the dependency, such as a refused connection, is still retried as
-// the policy says. Whatever the header, such a call retries an answer of
-// its dependency only while its guard has at least one token left. Otherwise it
-// ends at once with retry.ErrThrottled and the answer carries the header. A garbled or negative value
-// counts as 0. A value too large for an int counts as the largest int.
-//
 // A handler that answers a success, a fallback included, sends no signal.
-// So does a handler whose calls do not go through retrykit with the
-// request's context. h must use r.Context(), or a context derived from it,
-// for its calls.
+// docs/layers.md has the exact rule, under "The rule".
+//
+// Handler also reads the "Retry-Previous-Attempts" header that a Transport
+// sends on its retries. While the request is a retry, the retrykit calls h
+// makes on its context do not retry their dependency's answers, so the
+// attempts of a chain of servers add up rather than multiply.
 func Handler(h http.Handler) http.Handler {
 	if h == nil {
 		h = http.NotFoundHandler()

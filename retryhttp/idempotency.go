@@ -11,22 +11,16 @@ import (
 // IETF httpapi draft "The Idempotency-Key HTTP Header Field").
 const idempotencyKey = "Idempotency-Key"
 
-// WithIdempotencyKeys returns an Option that gives every request that is not
-// safe to repeat a fresh random Idempotency-Key header. Such a request is
-// one that [DefaultRetryable] does not count as safe to repeat: a POST, a
-// PATCH or any other method it does not list, with no Idempotency-Key of
-// its own. The key is the same on every
-// attempt and every hedge of the request, and each request gets a new one.
-// The request is then retried as any request that is safe to repeat, as far
-// as its body can be sent again (Request.GetBody). A key the caller set is
-// sent as it is. An empty key names nothing, so it is replaced. The key is a
-// UUID of version 4 from crypto/rand, such as
-// "8f14e45f-ceea-467f-a0e6-3b5c2d1e9a70". The caller's request is never
-// changed: the Transport sends a copy that carries the key.
+// WithIdempotencyKeys returns an Option that gives each request that is not
+// safe to repeat, such as a POST or a PATCH, a fresh random Idempotency-Key
+// header, which makes it safe to retry. Every attempt and every hedge of the
+// request sends the same key. A key the caller set is sent as it is, unless it
+// is empty. The caller's request is never changed: the Transport sends a copy.
 //
-// A server that keeps what it answered to each key can then answer a retry
-// from that record, so that a write whose response was lost is made once.
-// A server that ignores the header makes the write again on every attempt.
+// The key helps only on a server that keeps the answer it gave each key:
+// such a server answers a retry from that record, so a write whose response
+// was lost is made once. A server that ignores the header makes the write
+// again on every attempt.
 func WithIdempotencyKeys() Option {
 	return func(c config) config {
 		c.keys = true

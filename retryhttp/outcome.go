@@ -10,31 +10,18 @@ import (
 )
 
 // Err returns why the Transport stopped retrying a request whose final
-// response resp it would have retried. Err returns nil for every other
-// response. The error is a *retry.Error that matches the reason, as
-// docs/calls.md lists under "How a call ends", and the last attempt's
+// response resp it would have retried, and nil for every other response. The
+// error is a *retry.Error that matches the reason and the last attempt's
 // error, such as retry.ErrExhausted when the policy's limits ended the
-// retries. A server that asked not to retry with the header
-// "Retry-Pushback: never" (see [Handler]) gives retry.ErrPushback. The one
-// exception is a request body that could not be sent again: Err then
-// returns the error of the request's GetBody, whose message starts with
-// "retryhttp: rewinding the request body: ", and no *retry.Error.
+// retries; docs/calls.md lists the reasons under "How a call ends".
 //
-// The error's Elapsed counts from the start of the request. It is 0 for a
-// request that reads no clock, as retry.Error's Elapsed says. Through a
-// Transport, retry options (WithRetryOptions) and an attempt timeout make
-// a request read the clock too.
+// When the request body could not be sent again, Err returns the error of
+// the request's GetBody instead, whose message starts with "retryhttp:
+// rewinding the request body: ".
 //
-// Err returns nil for a response that was not to be retried. That covers a
-// response refused by the Transport's classification, by [WithClassifier] or
-// by the policy's own predicate (policy.Policy.WithRetryIf). Err also
-// returns nil for a response that no Transport returned.
-//
-// Err reads the error from resp.Request. The Transport hands the final
-// response back with a copy of the request it sent, whose context carries
-// the error. So Err keeps working when something wraps the body, as
-// http.Client does when it has a Timeout, or copies the Response. Err
-// returns nil once resp.Request is replaced.
+// Err reads the error from resp.Request, so it keeps working when something
+// wraps the body or copies the Response, and returns nil once resp.Request is
+// replaced.
 func Err(resp *http.Response) error {
 	if resp == nil || resp.Request == nil {
 		return nil

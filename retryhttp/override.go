@@ -20,36 +20,29 @@ type override struct {
 }
 
 // ContextWithPolicy returns a copy of ctx under which a Transport retries a
-// request under p instead of its own policy. The override closest to the
-// request wins: a ContextWithPolicy or [ContextWithoutRetry] on a context
-// derived from the returned one replaces it. Everything else of the Transport stays: its
-// base, its classification, its options and its guard. A guard in p
-// (policy.Policy.WithGuard) takes the place of the Transport's. As in [New],
-// a p with neither an attempt limit nor a time limit stops after 5
-// attempts. An invalid p is reported by RoundTrip, as an error matching
-// policy.ErrInvalid, and nothing is sent. retrygrpc spells the same
-// override for a gRPC call as a call option, retrygrpc.WithPolicy. The name
-// follows Go's for a function that returns a context carrying a value, as
-// trace.ContextWithSpan in OpenTelemetry, so that it does not read as an
-// [Option].
+// request under p instead of its own policy. The Transport keeps its base,
+// its classification, its options and its guard, unless p brings a guard
+// (policy.Policy.WithGuard).
 //
-// A Transport keeps what it works out for up to 8 policies given this way.
-// A request under a policy it keeps allocates no more than a request under
-// the Transport's own policy. A ninth policy takes the place of the one
-// kept first. Copies of one Policy value are one policy, while two built
-// apart with the same settings are two. So build p once, and give it to
-// every request that needs it.
+// The override closest to the request wins: a ContextWithPolicy or
+// [ContextWithoutRetry] on a context derived from the returned one
+// replaces it.
+//
+// An invalid p is reported by RoundTrip, as an error matching
+// policy.ErrInvalid, and nothing is sent.
+//
+// Build p once and give the same value to every request that needs it: a
+// Transport keeps its work for the last 8 policies it was given this way, and
+// two policies built apart are two policies.
 func ContextWithPolicy(ctx context.Context, p policy.Policy) context.Context {
 	return context.WithValue(ctx, overrideKey{}, &override{p: p})
 }
 
 // ContextWithoutRetry returns a copy of ctx under which a Transport sends a
-// request once, through its base alone, as if there were no Transport. The
-// request gets no idempotency key and no attempt timeout, the guard
-// hears nothing of it, and the Transport's hooks are not called, so
-// retryotel records no call and no attempt span for it. The override closest to the request wins, as for
-// [ContextWithPolicy]. retrygrpc spells the same override for a gRPC call
-// as a call option, retrygrpc.WithoutRetry.
+// request once, through its base alone, as if there were no Transport: no
+// idempotency key, no attempt timeout, no hooks, and nothing told to the
+// guard. The override closest to the request wins, as for
+// [ContextWithPolicy].
 func ContextWithoutRetry(ctx context.Context) context.Context {
 	return context.WithValue(ctx, overrideKey{}, &override{off: true})
 }

@@ -47,10 +47,10 @@ func drain(body io.ReadCloser, w io.Writer) (whole bool, err error) {
 	return err == io.EOF && n <= drainLimit, err
 }
 
-// ErrBodyDropped ends the body of a final response that could not be kept
-// in memory whole. A body is kept while the request waits for a retry that
-// its guard may then hold back (see [Err]). A body over 64 KiB, or one that
-// stalls, is cut. Reading it returns what was kept, and then ErrBodyDropped.
+// ErrBodyDropped ends the body of a final response that could not be kept in
+// memory whole while the request waited for a retry its guard then held
+// back. Reading such a body returns its first 64 KiB, or what arrived before
+// it stalled, and then ErrBodyDropped.
 var ErrBodyDropped = errors.New("retryhttp: the response body was longer than 64 KiB, or stalled, and was dropped while the request waited for its retry")
 
 // keep reads a retryable response's body into memory, so that the response

@@ -7,37 +7,28 @@ import (
 	"github.com/retrykit/retrykit/internal/neterr"
 )
 
-// DefaultRetryable is the Transport's default classification. It retries
-// connection errors and the statuses 429 Too Many Requests, 502 Bad
-// Gateway, 503 Service Unavailable and 504 Gateway Timeout. It retries only
-// requests that are safe to repeat and whose context is not done. A request
-// is safe to repeat when its method is GET, HEAD, OPTIONS, TRACE, PUT or
-// DELETE (RFC 9110, 9.2.2), or when it carries an Idempotency-Key header
-// with a value. An empty key names no operation for the server to
-// recognise again, so it does not count.
+// DefaultRetryable is the Transport's default classification. It retries a
+// connection error, or a 429, 502, 503 or 504 response, of a request that is
+// safe to repeat and whose context is not done.
 //
-// A connection error is a failure to reach the server over the network or
-// to hear back from it, one that another attempt may not meet. A refused,
-// reset, aborted or broken connection is one. So are an EOF before the
-// answer, a network timeout, and any other failed dial, read or write that
-// the net package reports as a [net.OpError]. The timeouts include the TLS
-// handshake's and an attempt cut off by the policy's attempt timeout
-// (retry.ErrAttemptTimeout). A failed DNS lookup is one too, a host name
-// that does not resolve included. A name can appear later, as a new
-// instance's does in a cluster, so the policy's limits end a wait for it.
+// A request is safe to repeat when its method is GET, HEAD, OPTIONS, TRACE,
+// PUT or DELETE (RFC 9110, 9.2.2), or when it carries an Idempotency-Key
+// header with a value.
 //
-// An error that sending again cannot cure is not a connection error, even
-// when the network reports it, and a request that meets it is sent once. A
-// malformed address or an unknown network ([net.AddrError],
-// [net.InvalidAddrError], [net.UnknownNetworkError]) is such an error. So
-// are a certificate that is untrusted, invalid, expired or for another host
-// name, and a TLS alert from the server, such as its refusal of a client
-// without a certificate. Any other error is not a connection error either,
-// even when it is a [net.Error]. http.Client wraps every error of a request
-// in a *url.Error, which is one. So an unsupported URL scheme, an invalid
-// header field and too many redirects are not connection errors. retrysql
-// and the server side's wrappers, [Handler] and retrygrpc's interceptors,
-// judge network errors by the same rule.
+// A connection error is a failure to reach the server, or to hear back from
+// it, that another attempt may not meet: a refused, reset, aborted or broken
+// connection, an EOF before the answer, a network timeout (the TLS
+// handshake's and the policy's attempt timeout included), a failed DNS lookup,
+// or any other failed dial, read or write that the net package reports as a
+// [net.OpError].
+//
+// An error that sending again cannot cure is not one, and its request is sent
+// once: a malformed address or an unknown network, a certificate that is
+// untrusted, invalid, expired or for another host name, a TLS alert from the
+// server. Nor is any other error, such as an unsupported URL scheme, an
+// invalid header field or too many redirects, though http.Client reports each
+// as a [net.Error]. retrysql, [Handler] and retrygrpc judge network errors by
+// the same rule.
 func DefaultRetryable(req *http.Request, resp *http.Response, err error) bool {
 	if !idempotent(req) {
 		return false

@@ -1,17 +1,43 @@
-// Package retryhttp retries HTTP requests through an [http.RoundTripper],
-// so that a plain http.Client retries correctly. Build a [Transport] with
-// [New] and give it to the client:
+// Package retryhttp retries HTTP requests through an [http.RoundTripper], so
+// that a plain http.Client retries. Build a [Transport] with [New] and give it
+// to the client:
 //
-//	p := policy.Exponential(100 * time.Millisecond).WithMaxAttempts(4).WithAttemptTimeout(2 * time.Second)
-//	tr, err := retryhttp.New(nil, p)
+//	tr, err := retryhttp.New(nil, policy.Exponential(100*time.Millisecond).WithMaxAttempts(4))
 //	if err != nil {
-//		return err // the policy is unusable
+//		return err // the policy is not valid
 //	}
 //	client := &http.Client{Transport: tr}
+//	resp, err := client.Get("https://example.com/")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
 //
-// [Transport] says what is retried, what RoundTrip returns and how request
-// bodies and responses are handled. [Err] tells why a final response was not
-// retried, and [DefaultRetryable] is the default classification.
+// A request is retried after a connection error, or a 429, 502, 503 or 504
+// response. A 500 is not retried. [DefaultRetryable] states the rule, and
+// [WithClassifier] replaces it.
+//
+// By default, only requests that are safe to repeat are retried: a POST or
+// a PATCH is sent once unless it carries an Idempotency-Key header.
+// [WithIdempotencyKeys] gives each such request one.
+//
+// A request body is sent again only from Request.GetBody, which
+// http.NewRequest sets for in-memory bodies. A request with a body and no
+// GetBody is sent once.
+//
+// When the retries end with a response in hand, RoundTrip returns that
+// response with a nil error, as a plain client would. [Err] says why it was
+// not retried.
+//
+// A Retry-After header is honoured as given. One that would pass the
+// policy's hint ceiling (policy.Policy.WithMaxHint), its time limit or the
+// request's deadline ends the retries at once, with the response.
+//
+// Every Transport that New builds has a guard that holds back retries that
+// are not paying off. Use one Transport per dependency (see [New]).
+//
+// [Handler] is the server side: it tells a Transport when a retry would
+// fail again. docs/http.md has the details.
 package retryhttp
 
 import (
@@ -37,113 +63,30 @@ const defaultMaxAttempts = 5
 var defaultPolicy = policy.Default().WithMaxAttempts(defaultMaxAttempts)
 
 // Transport is an http.RoundTripper that retries requests through a base
-// RoundTripper under a policy. Build one with [New]. A Transport is safe for
-// concurrent use.
+// RoundTripper under a policy. Build one with [New]. The package doc says
+// what is retried. A Transport is safe for concurrent use.
 //
-// A zero Transport is usable, but it is not what New(nil, p) builds. It
-// sends through http.DefaultTransport, which keeps 2 idle connections per
-// host, while New's default base keeps 100. Its policy is policy.Default()
-// bounded to 5 attempts. It has no guard, while New gives each Transport a
-// guard.
+// A zero Transport works, but it is not what New(nil, p) builds. It sends
+// through http.DefaultTransport, runs policy.Default() bounded to 5
+// attempts, and has no guard.
 //
-// What is retried. By default, [DefaultRetryable] decides. It retries
-// connection errors and the statuses 429, 502, 503 and 504, for requests
-// that are safe to repeat. Its doc says what a connection error is and
-// which requests are safe to repeat. Once the request's context is done,
-// nothing is retried.
+// When retrying ends with no response in hand, RoundTrip returns a nil
+// response and a *retry.Error. That happens after a connection error, or
+// when the request's context ends during a wait or a retry. The error matches
+// the reason and the last error, as docs/calls.md lists under "How a call
+// ends". An http.Client wraps it in a *url.Error, which errors.Is and
+// errors.As see through.
 //
-// Two predicates decide what is retried. [WithClassifier] replaces the
-// Transport's classification, and sees the request, the response and the
-// error. The policy's own predicate, policy.Policy.WithRetryIf, is asked
-// after it, with the attempt's error, and can only refuse more. For a response, that error's message is "status " and
-// the status, such as "status 503 Service Unavailable". An outcome that
-// either of them refuses is final. A refused response comes back with a nil
-// error, and [Err] returns nil for it. A refused connection error comes back
-// as it is, with a nil response.
+// The policy's attempt timeout (policy.Policy.WithAttemptTimeout) bounds how
+// long each attempt may take to send its response headers. It never cuts the
+// body of the response handed back.
 //
-// What RoundTrip returns. A final response always comes back untouched, with
-// a nil error, even when its status would have been retried. That happens
-// when the policy's limits, the guard, the request's deadline or a too-long
-// Retry-After end the call. [Err] then says why. A call that ends with no
-// response in hand returns a nil response and a *retry.Error, which also
-// matches the last connection error. An http.Client wraps it in a
-// *url.Error, and errors.Is still finds both. A request that ended while
-// waiting for its turn at the guard was never sent. docs/calls.md, under
-// "How a call ends", lists the errors of each end.
+// A response with the header "Retry-Pushback: never" is not retried: its
+// server already retried (see [Handler]). Each retry carries the header
+// "Retry-Previous-Attempts" with the count of attempts before it.
 //
-// The base transport may also send a request again on its own. net/http
-// does so for an idempotent request whose reused connection is reset before
-// any response. The policy's attempts do not count such a resend.
-//
-// Request bodies. Each retry sends the body again, from Request.GetBody.
-// http.NewRequest sets GetBody for in-memory bodies. A body with no GetBody
-// is sent once and never retried, so that no retry sends a half-empty body.
-// Such a request is a call of one attempt: the guard admits it and hears of
-// its outcome as of any first attempt.
-//
-// The body is rewound as soon as an attempt's outcome is one to retry,
-// before its response is released. A GetBody that fails makes that outcome
-// final, as for a body with no GetBody. No wait starts, and the guard is not
-// asked. A response comes back untouched, with a nil error, and [Err]
-// returns GetBody's error for it. A connection error comes back joined with GetBody's error. OnDone
-// hooks see GetBody's error.
-//
-// Responses. A retried response is released before the wait that follows
-// it, so that its connection serves other requests meanwhile. Its body is
-// drained and closed. The drain reads at most 64 KiB, for at most one
-// second of real time. A longer or stalled body is closed unread, which
-// drops that one connection. With a guard, the retry may be denied after
-// the wait, and the response then becomes the final one. So with a guard
-// the body is kept in memory instead, up to 64 KiB (see [ErrBodyDropped]).
-//
-// Retry-After is a server hint (see retry.After), in seconds or as an
-// HTTP-date, bounded as policy.Policy.WithMaxHint says. One too long ends
-// the call at once, with the response. Retry-After: 0 retries at once. A
-// garbled or negative value, or a date in the past, falls back to the
-// schedule.
-//
-// Timeouts. The policy's per-attempt timeout
-// (policy.Policy.WithAttemptTimeout) bounds how long each attempt may take
-// to produce its response headers, and works as in package retry. It never
-// cuts the body of the response handed back.
-//
-// The request's context governs everything. When it is done during a wait
-// or during a retry, RoundTrip returns at once, with a nil response and an
-// error in which errors.As finds a *retry.Error. The error matches the
-// context's error and the last error, and its message names the last
-// error, such as a response's status. A retry that returned only the
-// context's error leaves the failure before it as the last error (see
-// retry.Error's Last).
-//
-// Hedging. When the policy hedges (policy.Policy.WithHedging), some requests
-// get another attempt beside one that is slow to send its response headers.
-// Only requests that are safe to repeat and whose body can be sent again are
-// hedged. The losers' responses are drained and closed (see [New]).
-//
-// Retry at one layer. A response that the classification retries is not
-// retried when it has the header "Retry-Pushback: never". Its server,
-// behind [Handler], already retried and gave up in a way a retry would
-// meet again. It comes back as the final response, [Err] returns an error
-// matching retry.ErrPushback for it, and the guard counts it as overload.
-// On a response that the classification does not retry, such as a 200, or
-// a 500 under DefaultRetryable, the header changes nothing, hedged or not.
-// Each retry carries the header "Retry-Previous-Attempts" with the attempts
-// that came before it. The count stops at the largest int rather than
-// wrapping. A request made while serving a retry behind Handler carries it
-// from its first attempt on, and makes one attempt (see [Handler]).
-//
-// Writes and overrides. [WithIdempotencyKeys] gives every POST and PATCH an
-// Idempotency-Key, which makes it safe to retry. A request's context may
-// carry a policy of its own ([ContextWithPolicy]), or ask for no retry at
-// all ([ContextWithoutRetry]).
-//
-// Attempt numbers. The request of every attempt carries the context the
-// retry loop gave the attempt, and retry.Attempt(req.Context()) reads its
-// number there, as in any operation that package retry runs. So a base
-// RoundTripper can tell a retry or a hedge from a first attempt, as
-// retryotel.ResendCount does for OpenTelemetry's http.request.resend_count.
-// A request under [ContextWithoutRetry] is sent as it is: made inside another
-// call's attempt, it carries that attempt's number.
+// A base RoundTripper reads the number of the attempt it sends with
+// retry.Attempt(req.Context()).
 type Transport struct {
 	config
 	base      http.RoundTripper
@@ -168,14 +111,13 @@ type config struct {
 }
 
 // WithClassifier returns an Option that replaces the Transport's
-// classification, [DefaultRetryable], with f. f decides alone which
-// requests, responses and errors are retried: the default's rules, such as
-// retrying only requests that are safe to repeat, no longer apply. f gets
-// the attempt's resp or err, and exactly one of them is non-nil. f runs on
-// every response, so it must not read the body. A nil f keeps the default.
-// The policy's own predicate (policy.Policy.WithRetryIf) only narrows: it
-// is still asked after f, with the attempt's error, and can refuse an
-// outcome f retries.
+// classification, [DefaultRetryable], with f: f alone decides which requests,
+// responses and errors are retried, whatever the method. f gets the
+// attempt's resp or err, and exactly one of them is non-nil. f must not read
+// the body. A nil f keeps the default.
+//
+// The policy's own predicate (policy.Policy.WithRetryIf) still applies after
+// f, and can only refuse more.
 func WithClassifier(f func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(c config) config {
 		if f != nil {
@@ -196,57 +138,30 @@ func WithRetryOptions(opts ...retry.Option) Option {
 	}
 }
 
-// New returns a Transport that sends through base under p. A nil base means
-// a shared copy of http.DefaultTransport with a larger pool, described
-// below.
+// New returns a Transport that sends requests through base and retries them
+// under p. A nil base means a shared copy of http.DefaultTransport that keeps
+// 100 idle connections per host, where the default keeps 2, so that retries
+// reuse connections.
 //
 // New returns an error matching policy.ErrInvalid, and no Transport, when p
-// is not valid. So a policy from a configuration file is reported once,
-// where the Transport is built, not on every request.
+// is not valid. So a bad policy from a configuration file shows once, where
+// the Transport is built.
 //
-// New gives a policy with neither an attempt limit nor a time limit a limit
-// of 5 attempts: the first attempt and four retries. That is
-// go-retryablehttp's default, and under gRPC's ceiling on maxAttempts.
+// A p with neither an attempt limit nor a time limit stops after 5 attempts.
 //
-// A nil base is a copy of http.DefaultTransport, made once and shared by
-// every Transport built on a nil base. It keeps up to 100 idle connections
-// for one host, where the default transport keeps 2. With 2, a request in
-// flight beyond the second finds no idle connection and dials. Each retry
-// is one more request in flight. With 64 goroutines, about one request in
-// five opened a new TCP connection through the default transport, and fewer
-// than one in a hundred through the copy (see BENCHMARKS.md). Requests wait
-// on the network, not on CPUs, so the limit is not tied to GOMAXPROCS. Idle
-// connections that are no longer needed are closed after 90 seconds, as in
-// the default transport. To size the pool yourself, pass a base:
+// Every Transport has a guard, shared by its requests, that holds back
+// retries when they stop paying off: the guard in p (policy.Policy.WithGuard),
+// or else policy.NewGuard(50, 1). Use one Transport per dependency.
+// docs/admission.md says how the guard decides.
+//
+// When p hedges (policy.Policy.WithHedging), so does the Transport, for
+// requests that are safe to repeat and whose body can be sent again.
+//
+// To size the connection pool yourself, pass a base:
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 64 // the requests one host may have in flight at once
 //	tr, err := retryhttp.New(base, p)
-//
-// Every Transport built by New has a guard, shared by all its requests:
-// the guard in p (policy.Policy.WithGuard), or else one of its own,
-// policy.NewGuard(50, 1). docs/admission.md says why. Use one Transport per
-// dependency, and give p an attempt timeout, so that the guard sees a
-// stall. The guard hears every attempt, whatever the method: a 5xx, a 429
-// or a connection failure is a failure, even for a request that is not
-// retried, and any other response is a success. policy.Guard states how
-// the guard admits retries, when it makes new requests wait, and what
-// counts as overload.
-//
-// When p hedges (policy.Policy.WithHedging), so does the Transport. While
-// an attempt has sent no response headers after the hedge delay, another is
-// sent beside it. The first usable response wins, and the other attempts
-// are cancelled. Only requests that are safe to repeat (see
-// [DefaultRetryable]) and whose body can be sent again are hedged. A body
-// can be sent again when there is none, or when Request.GetBody is set.
-// Other requests are retried as without hedging. Losing responses are drained and closed as retried
-// ones are. Hedges count as attempts, and the guard admits them as
-// retry.Hedge says (see also policy.Hedging).
-//
-// A hedged request sends every attempt, the first included, with a body from
-// GetBody. So with hedging, GetBody must not fail. A GetBody that fails ends
-// the call at once with its error. The attempts in flight are then
-// cancelled, and any response an earlier round got is dropped.
 func New(base http.RoundTripper, p policy.Policy, opts ...Option) (*Transport, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("retryhttp: %w", err)
@@ -323,7 +238,7 @@ func (e *statusError) Timeout() bool {
 	return e.code == http.StatusGatewayTimeout || e.code == http.StatusTooManyRequests
 }
 
-// RoundTrip sends req, retrying it as the [Transport]'s doc says.
+// RoundTrip sends req, retrying it as the package doc says.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if o, ok := req.Context().Value(overrideKey{}).(*override); ok {
 		return t.roundTripUnder(req, o) // see ContextWithPolicy and ContextWithoutRetry
