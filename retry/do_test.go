@@ -239,7 +239,7 @@ func TestNeverStartsAWaitPastTheDeadline(t *testing.T) {
 	require.NoError(t, ctx.Err(), "the call ended before its context did")
 	require.Equal(t, 3, int(op.calls.Load()))
 	require.Equal(t, 2, clk.Waits(), "the wait past the deadline is never started")
-	require.Contains(t, err.Error(), "gave up after 3 attempts in 20s (the next wait of 10s would end after the deadline)")
+	require.Contains(t, err.Error(), "gave up after 3 attempts in 20s (the next wait of 10s would not end before the deadline)")
 }
 
 func TestElapsedLimit(t *testing.T) {

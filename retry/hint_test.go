@@ -84,7 +84,7 @@ func TestHintPastTheDeadlineFailsAtOnce(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrHintTooLong)
 	require.ErrorIs(t, err, errFlaky)
 	require.Zero(t, clk.Waits(), "no wait is started")
-	require.Contains(t, err.Error(), "the hinted wait of 2m0s would end after the deadline")
+	require.Contains(t, err.Error(), "the hinted wait of 2m0s would not end before the deadline")
 	var e *retry.Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, retry.ErrHintTooLong, e.Cause, "the hint asked for the wait: Cause says so, as above the ceiling")

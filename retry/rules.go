@@ -141,9 +141,9 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 	case hasDeadline && !now.Add(d).Before(deadline) && c.loop:
 		// A Loop's context is its lifetime, not a limit: ending a pause
 		// early is the context ending.
-		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would not end before the deadline", d))
 	case hasDeadline && !now.Add(d).Before(deadline):
-		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would end after the deadline", d))
+		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would not end before the deadline", d))
 		e.deadline = true
 	default:
 		return nil

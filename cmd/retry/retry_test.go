@@ -153,7 +153,7 @@ func TestTimeoutEndsTheRun(t *testing.T) {
 		require.Equal(t, 3, o.code, "stderr: %q", o.stderr)
 		require.Equal(t, 1, runs(t, file))
 		require.Less(t, o.took, 30*time.Second, "retry returns at once rather than wait")
-		require.Regexp(t, `^retry: gave up after 1 attempt in \S+ \(the next wait of 1h0m0s would end after the deadline\): exit status 3$`, last(o.stderr))
+		require.Regexp(t, `^retry: gave up after 1 attempt in \S+ \(the next wait of 1h0m0s would not end before the deadline\): exit status 3$`, last(o.stderr))
 	})
 }
 
