@@ -97,8 +97,8 @@ func (p Policy) with(change func(*config)) Policy {
 func Default() Policy { return Policy{} }
 
 // Exponential returns a policy that waits base after the first attempt and
-// doubles the delay after each further one. It has no cap and no attempt or
-// time limit. Set the growth with [Policy.WithFactor] and bound it with
+// doubles the delay after each further one. It has no cap, no jitter and no
+// attempt or time limit. Set the growth with [Policy.WithFactor] and bound it with
 // [Policy.WithCap]. A base ≤ 0 makes the policy invalid.
 //
 // Exponential is the Policy to give to retry.Do. backoff.Exponential is the
@@ -111,7 +111,7 @@ func Exponential(base time.Duration) Policy {
 }
 
 // Constant returns a policy that waits d after every attempt, with no
-// attempt or time limit. Constant(0) retries at once, with no timer. A
+// jitter and no attempt or time limit. Constant(0) retries at once, with no timer. A
 // negative d makes the policy invalid.
 //
 // Constant is the Policy to give to retry.Do. backoff.Constant is the bare
@@ -123,7 +123,7 @@ func Constant(d time.Duration) Policy {
 }
 
 // Custom returns a policy that waits s.Delay(n) after failed attempt n, with
-// no cap and no attempt or time limit. A negative delay from s counts as
+// no cap, no jitter and no attempt or time limit. A negative delay from s counts as
 // zero. A nil s makes the policy invalid, and so does an s that holds a nil
 // function or pointer, such as backoff.ScheduleFunc(nil).
 func Custom(s backoff.Schedule) Policy {

@@ -220,3 +220,19 @@ func TestTypedNilClockIsInvalid(t *testing.T) {
 	require.ErrorIs(t, err, policy.ErrInvalid)
 	require.ErrorContains(t, err, "clock")
 }
+
+// TestConstructorsHaveNoJitter: every constructor's doc says it has no
+// jitter, and the same attempt's delay is the same on every draw.
+func TestConstructorsHaveNoJitter(t *testing.T) {
+	for name, p := range map[string]policy.Policy{
+		"Default":     policy.Default(),
+		"Exponential": policy.Exponential(time.Second),
+		"Constant":    policy.Constant(time.Second),
+		"Custom":      policy.Custom(backoff.Constant(time.Second)),
+	} {
+		require.Equal(t, backoff.Jitter{}, p.Jitter(), name)
+		for range 20 {
+			require.Equal(t, p.Backoff(3, 0), p.Backoff(3, 0), name)
+		}
+	}
+}
