@@ -31,6 +31,7 @@
 // Every setting has a documented meaning for every value:
 //
 //	setting                      invalid (Validate error)         special meaning
+//	Policy{} (the zero Policy)   always: no schedule set          —
 //	Exponential(base)            base ≤ 0                         —
 //	Constant(d)                  d < 0                            0: retry at once, no timer
 //	Custom(s)                    s == nil                         negative delays wait 0

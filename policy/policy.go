@@ -19,7 +19,10 @@ import (
 // modified copy and never changes its receiver, so one Policy is safe for
 // concurrent use by any number of goroutines and calls.
 //
-// The zero Policy is the [Default] policy, ready to use.
+// The zero Policy is invalid, so that a policy left unset, such as a field
+// missing from a configuration file, is an error rather than a policy that
+// retries forever. Start from [Default], [Exponential], [Constant],
+// [Custom] or [Parse].
 type Policy struct {
 	c *config // never written after the constructor or With… that made it
 }
@@ -27,7 +30,8 @@ type Policy struct {
 type kind uint8
 
 const (
-	exponential kind = iota
+	unset kind = iota // the zero Policy: invalid
+	exponential
 	constant
 	custom
 )
@@ -65,9 +69,12 @@ var defaultConfig = sealed(config{
 	maxHint: defaultMaxHint,
 })
 
+// zeroConfig is the settings of the zero Policy.
+var zeroConfig = sealed(config{})
+
 func (p Policy) cfg() *config {
 	if p.c == nil {
-		return &defaultConfig
+		return &zeroConfig
 	}
 	return p.c
 }
@@ -94,7 +101,7 @@ func (p Policy) with(change func(*config)) Policy {
 //
 // Default is the Policy to give to retry.Do. backoff.Default gives the same
 // delays as a stateful backoff.Strategy, for a loop of one's own.
-func Default() Policy { return Policy{} }
+func Default() Policy { return Policy{c: &defaultConfig} }
 
 // Exponential returns a policy that waits base after the first attempt and
 // doubles the delay after each further one. It has no cap, no jitter and no
@@ -276,10 +283,7 @@ func (p Policy) Validate() error { return p.cfg().err }
 // capped, not jittered and never negative. It is defined for every n up to
 // math.MaxInt.
 func (p Policy) delay(n int) time.Duration {
-	c := p.c
-	if c == nil {
-		c = &defaultConfig
-	}
+	c := p.cfg()
 	// A valid doubling schedule is an exact shift below its ceiling (the
 	// cap, or saturation) and the ceiling after: worked out on the spot.
 	// Everything else takes the general path.
@@ -365,6 +369,9 @@ func (p Policy) Retryable(err error) bool {
 // a guard, hedging and a custom schedule's function.
 func (p Policy) String() string {
 	c := p.cfg()
+	if c.kind == unset {
+		return "unset"
+	}
 	var b strings.Builder
 	switch c.kind {
 	case exponential:
@@ -450,6 +457,9 @@ func (c *config) validate() error {
 		errs = append(errs, &invalidError{setting: setting, reason: fmt.Sprintf(format, args...)})
 	}
 	k := c.kind
+	if k == unset {
+		return &invalidError{setting: "schedule", reason: "none set, as in the zero Policy; start from Default, Exponential, Constant, Custom or Parse (was a configuration field left unset?)"}
+	}
 	if k != exponential && c.factor != 1 {
 		bad("factor", "%v given to a %s policy; only exponential policies grow", c.factor, kindName(k))
 	}

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -31,7 +32,26 @@ func TestDefault(t *testing.T) {
 	require.Equal(t, time.Duration(0), p.MaxElapsed())
 	require.Nil(t, p.Clock())
 	require.Equal(t, "exponential 10s x2 cap 5m0s", p.String())
-	require.Equal(t, p.String(), policy.Policy{}.String(), "the zero Policy is the default")
+}
+
+// TestZeroPolicyIsInvalid: a Policy left unset, as a field a configuration
+// file did not set, is an error naming what to do, not a policy that
+// retries forever; so is every policy derived from it.
+func TestZeroPolicyIsInvalid(t *testing.T) {
+	var cfg struct {
+		Name  string        `json:"name"`
+		Retry policy.Policy `json:"retry"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"name": "payments"}`), &cfg), "the retry key is missing")
+	for _, p := range []policy.Policy{cfg.Retry, {}, policy.Policy{}.WithMaxAttempts(3).WithCap(time.Second)} {
+		err := p.Validate()
+		require.ErrorIs(t, err, policy.ErrInvalid)
+		require.ErrorContains(t, err, "start from Default, Exponential, Constant, Custom or Parse")
+		require.Equal(t, "unset", policy.Policy{}.String())
+		_, err = p.MarshalText()
+		require.ErrorIs(t, err, policy.ErrInvalid)
+	}
+	require.NoError(t, policy.Default().Validate())
 }
 
 func TestDelay(t *testing.T) {
@@ -111,9 +131,9 @@ func TestValidZeroMeaningsAreValid(t *testing.T) {
 }
 
 // Each getter reads back what the With… method of its name set, and the
-// default's for the zero Policy.
+// default's for the default Policy.
 func TestGettersReadBackTheirWithMethods(t *testing.T) {
-	var zero policy.Policy
+	zero := policy.Default()
 	require.Equal(t, 0, zero.MaxAttempts())
 	require.Zero(t, zero.MaxElapsed())
 	require.Zero(t, zero.AttemptTimeout())
@@ -166,7 +186,7 @@ func TestWithNeverChangesTheReceiver(t *testing.T) {
 	require.False(t, derived[5].Retryable(errors.New("x")))
 	require.Error(t, derived[6].Validate())
 
-	// The zero value too: deriving from it leaves it the default.
+	// The zero value too: deriving from it leaves it as it was.
 	var zero policy.Policy
 	_ = zero.WithMaxAttempts(2)
 	require.Equal(t, 0, zero.MaxAttempts())

@@ -104,7 +104,9 @@ func (p *Policy) UnmarshalText(text []byte) error {
 // are errors: write "default" for the default policy. An unknown field is
 // an error, and so is a field given twice, where encoding/json alone would
 // keep the last. An absent "reset" is the default reset rule. A JSON null
-// leaves p as it was, as encoding/json does for other types.
+// leaves p as it was, as encoding/json does for other types; so does a
+// missing key, and a Policy that nothing set is the zero Policy, which is
+// invalid.
 func (p *Policy) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if string(data) == "null" {

@@ -37,7 +37,7 @@ func TestHostileCalls(t *testing.T) {
 			_, err := retry.DoValue(ctx, succeedValue, policy.Default(), nil)
 			return err
 		}, nil},
-		{"zero Policy is the default", func() error { return retry.Do(ctx, succeed, policy.Policy{}) }, nil},
+		{"zero Policy", func() error { return retry.Do(ctx, succeed, policy.Policy{}) }, policy.ErrInvalid},
 		{"attempts MaxInt", func() error {
 			return retry.Do(ctx, fails(3, errFlaky).op, policy.Constant(0).WithMaxAttempts(math.MaxInt))
 		}, nil},
