@@ -52,7 +52,7 @@ type Error struct {
 	// the failed runs in a row.
 	Attempts int
 	// Elapsed is the time from the start of the call to its end, as the
-	// time limit counts it.
+	// time limit counts it ([Loop] counts from elsewhere, as its doc says).
 	//
 	// Elapsed is 0 when the call never read the clock. A call reads it only
 	// when it has a deadline on its context, a time limit, hooks or a

@@ -37,6 +37,9 @@ import (
 //     The wait after a successful run does not ask the guard.
 //   - [Error].Attempts counts the failed runs in a row; [DoneEvent].Attempts
 //     counts every run. [Attempt] numbers the runs from the start of Loop.
+//   - The time limit, [Error].Elapsed and the hooks' Elapsed count from
+//     where the count of failed runs starts: the end of the run that
+//     started it, or the start of Loop.
 //
 // Each run is an attempt to the hooks. OnRetry comes before each wait, with
 // a nil Err after a successful run.
