@@ -1,6 +1,9 @@
 package policy
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrInvalid is matched by every error that [Policy.Validate] returns, and by
 // the errors of [Parse], [Policy.UnmarshalText], [Policy.UnmarshalJSON] and
@@ -21,3 +24,15 @@ func (e *invalidError) Error() string {
 }
 
 func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// invalidText is an error of bad input whose message says it all; it
+// matches ErrInvalid without repeating "policy: invalid" at its end.
+type invalidText string
+
+func (e invalidText) Error() string        { return string(e) }
+func (e invalidText) Is(target error) bool { return target == ErrInvalid }
+
+// invalidf formats an error matching ErrInvalid.
+func invalidf(format string, args ...any) error {
+	return invalidText(fmt.Sprintf(format, args...))
+}

@@ -50,7 +50,7 @@ func (p Policy) MarshalText() ([]byte, error) {
 		return nil, err
 	}
 	if p.cfg().kind == custom {
-		return nil, fmt.Errorf("policy: a custom schedule has no text form: %w", ErrInvalid)
+		return nil, invalidf("policy: a custom schedule has no text form")
 	}
 	return []byte(p.String()), nil
 }
@@ -115,7 +115,7 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] == '"' {
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
-			return fmt.Errorf("policy: %v: %w", err, ErrInvalid)
+			return invalidf("policy: %v", err)
 		}
 		return p.UnmarshalText([]byte(s))
 	}
@@ -160,7 +160,7 @@ func jsonSettingsError(err error) error {
 		}
 		parts = append(parts, fmt.Sprintf("%q: %s", jsonField(ie.setting), ie.reason))
 	}
-	return fmt.Errorf("policy: JSON: %s: %w", strings.Join(parts, "; "), ErrInvalid)
+	return invalidf("policy: JSON: %s", strings.Join(parts, "; "))
 }
 
 // jsonField names the field of the object form that sets a setting.
@@ -175,7 +175,7 @@ func jsonField(setting string) string {
 // named by its field rather than by a word of the text form.
 func jsonDuration(field, v string) error {
 	if _, err := time.ParseDuration(v); err != nil {
-		return fmt.Errorf("policy: JSON: %q: %q is not a duration such as \"5s\": %w", field, v, ErrInvalid)
+		return invalidf("policy: JSON: %q: %q is not a duration such as \"5s\"", field, v)
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func decodeJSONObject(data []byte) (*jsonObject, error) {
 		return nil, jsonDecodeError(err)
 	}
 	if key, ok := repeatedKey(json.NewDecoder(bytes.NewReader(data))); ok {
-		return nil, fmt.Errorf("policy: JSON: %q given twice; each setting may appear once: %w", key, ErrInvalid)
+		return nil, invalidf("policy: JSON: %q given twice; each setting may appear once", key)
 	}
 	return &obj, nil
 }
@@ -234,7 +234,7 @@ func jsonDecodeError(err error) error {
 	default:
 		msg = strings.TrimPrefix(err.Error(), "json: ")
 	}
-	return fmt.Errorf("policy: JSON: %s: %w", msg, ErrInvalid)
+	return invalidf("policy: JSON: %s", msg)
 }
 
 // jsonKind names what a field of jsonObject holds, in JSON's words.
@@ -275,13 +275,13 @@ func jsonWords(obj *jsonObject) ([]string, error) {
 	}
 	if obj.Jitter != "" {
 		if _, ok := parseJitterKind(obj.Jitter); !ok {
-			return nil, fmt.Errorf("policy: JSON: \"jitter\": %q is not one of none, full, equal, decorrelated, proportional and symmetric: %w", obj.Jitter, ErrInvalid)
+			return nil, invalidf("policy: JSON: \"jitter\": %q is not one of none, full, equal, decorrelated, proportional and symmetric", obj.Jitter)
 		}
 		add("jitter", obj.Jitter)
 	}
 	if obj.JitterFraction != nil {
 		if obj.Jitter == "" {
-			return nil, fmt.Errorf("policy: JSON: \"jitter_fraction\" given without \"jitter\": %w", ErrInvalid)
+			return nil, invalidf("policy: JSON: \"jitter_fraction\" given without \"jitter\"")
 		}
 		add(formatFloat(*obj.JitterFraction))
 	}
@@ -321,20 +321,20 @@ func jsonScheduleWords(obj *jsonObject) ([]string, error) {
 	switch obj.Schedule {
 	case "default", "":
 		if obj.Base != "" {
-			return nil, fmt.Errorf("policy: JSON: \"base\" given without \"schedule\": %w", ErrInvalid)
+			return nil, invalidf("policy: JSON: \"base\" given without \"schedule\"")
 		}
 		words = append(words, "default")
 	case "exponential", "constant":
 		if obj.Base == "" {
-			return nil, fmt.Errorf("policy: JSON: \"schedule\": %q needs \"base\", a duration such as \"100ms\": %w", obj.Schedule, ErrInvalid)
+			return nil, invalidf("policy: JSON: \"schedule\": %q needs \"base\", a duration such as \"100ms\"", obj.Schedule)
 		}
 		words = append(words, obj.Schedule, obj.Base)
 	default:
-		return nil, fmt.Errorf("policy: JSON: \"schedule\": %q is not one of \"default\", \"exponential\" and \"constant\": %w", obj.Schedule, ErrInvalid)
+		return nil, invalidf("policy: JSON: \"schedule\": %q is not one of \"default\", \"exponential\" and \"constant\"", obj.Schedule)
 	}
 	if obj.Factor != nil {
 		if obj.Schedule != "exponential" {
-			return nil, fmt.Errorf("policy: JSON: \"factor\" needs \"schedule\": \"exponential\"; only an exponential schedule grows: %w", ErrInvalid)
+			return nil, invalidf("policy: JSON: \"factor\" needs \"schedule\": \"exponential\"; only an exponential schedule grows")
 		}
 		words = append(words, "x"+formatFloat(*obj.Factor))
 	}
@@ -383,7 +383,7 @@ func (e *parseError) Is(target error) bool { return target == ErrInvalid }
 // errEmpty refuses empty text and an empty JSON object. A missing
 // configuration section would otherwise become the default policy, which
 // has no attempt or time limit.
-var errEmpty = fmt.Errorf("policy: no settings given; write \"default\" for the default policy: %w", ErrInvalid)
+var errEmpty = invalidf("policy: no settings given; write \"default\" for the default policy")
 
 func parse(s string) (Policy, error) {
 	words := strings.Fields(s)
