@@ -22,6 +22,9 @@ import "github.com/retrykit/retrykit/internal/admit"
 //   - While the dependency answers nothing but overload, new calls wait for
 //     their turn. A new call may end with retry.ErrShed without running.
 //
+// Inside a request served behind retryhttp.Handler or retrygrpc's server
+// interceptors, a call retries less than these rules say (docs/layers.md).
+//
 // A Guard is safe for concurrent use. Use NewGuard: the zero Guard holds no
 // tokens.
 //

@@ -11,7 +11,7 @@
 // A call ends when the operation succeeds, when it returns an error that is
 // not to be retried, when a limit of the policy is reached, or when ctx
 // ends. In every case but success, the error holds the last error the
-// operation returned. docs/calls.md lists every ending and the errors.Is
+// operation returned, if it ran. docs/calls.md lists every ending and the errors.Is
 // tests for each.
 //
 // The operation can steer the call: [Permanent] stops it at once, [After]
