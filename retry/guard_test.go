@@ -797,6 +797,9 @@ func TestGuardHeldCallWaitsUpToItsLimit(t *testing.T) {
 				cancel()
 				require.ErrorIs(t, err, retry.ErrShed)
 				require.Equal(t, 40*time.Millisecond, time.Since(start), "it waited up to its limit")
+				var e *retry.Error
+				require.ErrorAs(t, err, &e)
+				require.Equal(t, 40*time.Millisecond, e.Elapsed, "the wait it made, not the time before it")
 				require.Zero(t, ran)
 
 				time.Sleep(time.Second)
@@ -813,4 +816,47 @@ func TestGuardHeldCallWaitsUpToItsLimit(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A held call reports the waits it made: a turn that comes 200ms into a
+// back-off of 1s makes the call's waits 200ms, to its hooks too.
+func TestGuardHeldCallReportsTheWaitItMade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		stalled(t, g)
+		var wait time.Duration
+		var done retry.DoneEvent
+		h := &retry.Hooks{
+			OnAttempt: func(ctx context.Context, e retry.AttemptEvent) context.Context { wait = e.Wait; return ctx },
+			OnDone:    func(_ context.Context, e retry.DoneEvent) { done = e },
+		}
+		errc := make(chan error, 1)
+		go func() {
+			errc <- retry.Do(context.Background(), func(context.Context) error { return nil },
+				policy.Constant(time.Second).WithGuard(g), retry.WithHooks(h))
+		}()
+		time.Sleep(200 * time.Millisecond)
+		synctest.Wait()
+		protocol(g).Record(false, admit.Succeeded) // the dependency answers: the call's turn
+		require.NoError(t, <-errc)
+		require.Equal(t, 200*time.Millisecond, wait, "AttemptEvent.Wait")
+		require.Equal(t, 200*time.Millisecond, done.Waited, "DoneEvent.Waited")
+	})
+}
+
+// A held call asks to go as the guard's probe a second apart, whatever its
+// back-off: with a back-off of 5s it goes as the probe of the next second.
+func TestGuardHeldCallAsksForTheProbeEverySecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := policy.NewGuard(50, 1)
+		stalled(t, g)
+		start := time.Now()
+		var ranAt time.Duration
+		err := retry.Do(context.Background(), func(context.Context) error {
+			ranAt = time.Since(start)
+			return nil
+		}, policy.Constant(5*time.Second).WithGuard(g))
+		require.NoError(t, err)
+		require.Equal(t, time.Second, ranAt)
+	})
 }

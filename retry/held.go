@@ -44,12 +44,17 @@ func (c *call) enter(g *admit.Guard) error {
 			}
 			d, last = min(d, left), e // the first wait lasts up to the limit: a turn may come before it
 		}
-		turned, err := c.waitTurn(d, t.C)
+		began := c.clock.now()
+		turned, err := c.waitTurn(d, g, t)
 		if err != nil {
 			g.Abandon(t)
 			return c.shed(c.stopped(err, nil))
 		}
-		c.prev, c.waited = d, c.waited+d
+		waited := d
+		if turned { // the turn may have come before the wait's end
+			waited = min(max(c.clock.now().Sub(began), 0), d)
+		}
+		c.prev, c.waited = d, c.waited+waited
 		if !c.loop {
 			c.count++
 		}
@@ -58,6 +63,7 @@ func (c *call) enter(g *admit.Guard) error {
 		}
 		if last != nil {
 			g.Abandon(t)
+			last.Elapsed = c.clock.elapsed(time.Time{}) // built before the wait
 			return c.shed(last)
 		}
 	}
@@ -77,15 +83,18 @@ func (c *call) left() time.Duration {
 	return left
 }
 
-// waitTurn waits d, or until the call's turn comes (turn is closed) or ctx
-// ends, waking a second apart so that the call can ask to go as the probe.
-func (c *call) waitTurn(d time.Duration, turn <-chan struct{}) (turned bool, err error) {
+// waitTurn waits d, or until the call's turn comes (t's channel is closed)
+// or ctx ends, waking a second apart to ask to go as the guard's probe. It
+// reports whether the call may start its first attempt.
+func (c *call) waitTurn(d time.Duration, g *admit.Guard, t *admit.Turn) (turned bool, err error) {
 	for d > 0 {
 		step := min(d, probeEvery)
-		if turned, err = c.clock.waitFor(c.ctx, step, turn); turned || err != nil {
+		if turned, err = c.clock.waitFor(c.ctx, step, t.C); turned || err != nil {
 			return turned, err
 		}
-		d -= step
+		if d -= step; d > 0 && g.Probe(t, c.clock.now()) {
+			return true, nil
+		}
 	}
 	return false, nil
 }
