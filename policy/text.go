@@ -100,8 +100,9 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //	 "reset": {"success": true, "stable": "10m", "idle": "10m"}}
 //
 // Errors match [ErrInvalid]. An error in an object names the field at
-// fault, such as "attempt_timeout". An empty object {} and an empty string
-// are errors: write "default" for the default policy. An unknown field is
+// fault, such as "attempt_timeout". An object must name its "schedule", as
+// the text form must. An empty object {} and an empty string are errors:
+// write "default" for the default policy. An unknown field is
 // an error, and so is a field given twice, where encoding/json alone would
 // keep the last. An absent "reset" is the default reset rule. A JSON null
 // leaves p as it was, as encoding/json does for other types; so does a
@@ -319,9 +320,11 @@ func jsonDurations(obj *jsonObject) error {
 func jsonScheduleWords(obj *jsonObject) ([]string, error) {
 	var words []string
 	switch obj.Schedule {
-	case "default", "":
+	case "":
+		return nil, invalidf("policy: JSON: \"schedule\" is missing: give \"default\" for the kubelet back-off, or \"exponential\" or \"constant\" with a \"base\"")
+	case "default":
 		if obj.Base != "" {
-			return nil, invalidf("policy: JSON: \"base\" given without \"schedule\"")
+			return nil, invalidf("policy: JSON: \"base\" given with \"schedule\": \"default\", whose base is 10s: use \"exponential\" for another base")
 		}
 		words = append(words, "default")
 	case "exponential", "constant":

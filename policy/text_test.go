@@ -76,8 +76,11 @@ func TestJSONInAConfigStruct(t *testing.T) {
 	require.Equal(t, "exponential 1s x1.6 cap 2m0s jitter symmetric 0.2 attempt-timeout 3s reset stable 10m0s", cfg.Push.String())
 
 	var p policy.Policy
-	require.NoError(t, json.Unmarshal([]byte(`{"attempts": 3}`), &p))
-	require.Equal(t, "exponential 10s x2 cap 5m0s attempts 3", p.String(), "an object without a schedule changes the default")
+	err = json.Unmarshal([]byte(`{"attempts": 3}`), &p)
+	require.ErrorIs(t, err, policy.ErrInvalid, "an object names its schedule, as the text form does")
+	require.ErrorContains(t, err, `"schedule" is missing: give "default"`)
+	require.NoError(t, json.Unmarshal([]byte(`{"schedule": "default", "attempts": 3}`), &p))
+	require.Equal(t, "exponential 10s x2 cap 5m0s attempts 3", p.String())
 }
 
 func TestJSONRejects(t *testing.T) {
@@ -115,7 +118,7 @@ func TestJSONRejects(t *testing.T) {
 	// A JSON setting is named in JSON's words, not in the text form's.
 	for _, in := range []string{
 		`{"schedule": "constant", "base": "1s", "factor": 2}`,
-		`{"factor": 1.6}`,
+		`{"schedule": "default", "factor": 1.6}`,
 	} {
 		var p policy.Policy
 		err := json.Unmarshal([]byte(in), &p)
@@ -140,9 +143,11 @@ func TestJSONErrorMessages(t *testing.T) {
 		{`{"schedule": "constant", "base": "-1s"}`, `policy: JSON: "base": -1s is negative`},
 		{`{"schedule": "exponential", "base": "5"}`, `policy: JSON: "base": "5" is not a duration such as "5s"`},
 		{`{"attempt_timeout": "5"}`, `policy: JSON: "attempt_timeout": "5" is not a duration such as "5s"`},
-		{`{"max_hint": "0s"}`, `policy: JSON: "max_hint": 0s is not positive`},
+		{`{"schedule": "default", "max_hint": "0s"}`, `policy: JSON: "max_hint": 0s is not positive`},
+		{`{"attempts": 3}`, `policy: JSON: "schedule" is missing: give "default" for the kubelet back-off, or "exponential" or "constant" with a "base"`},
+		{`{"schedule": "default", "base": "1s"}`, `policy: JSON: "base" given with "schedule": "default", whose base is 10s: use "exponential" for another base`},
 		{`{"reset": {"idle": "soon"}}`, `policy: JSON: "reset.idle": "soon" is not a duration such as "5s"`},
-		{`{"jitter": "fuul"}`, `policy: JSON: "jitter": "fuul" is not one of none, full,`},
+		{`{"schedule": "default", "jitter": "fuul"}`, `policy: JSON: "jitter": "fuul" is not one of none, full,`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
