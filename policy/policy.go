@@ -70,7 +70,7 @@ var defaultConfig = sealed(config{
 })
 
 // zeroConfig is the settings of the zero Policy.
-var zeroConfig = sealed(config{})
+var zeroConfig = sealed(config{reset: resetOnSuccess, maxHint: defaultMaxHint})
 
 func (p Policy) cfg() *config {
 	if p.c == nil {
@@ -323,7 +323,9 @@ func (c *config) delay(n int) time.Duration {
 // above the cap.
 //
 // Backoff and [Policy.Retryable] are what a loop of one's own needs from a
-// policy. Package retry's loop is built on them. Without
+// policy, after [Policy.Validate] said it is valid: an invalid policy's
+// waits are defined but mean nothing (the zero Policy's are all 0).
+// Package retry's loop is built on them. Without
 // jitter, Backoff is a pure function of n: the kubelet policy, Default,
 // gives 10s, 20s, 40s, 80s, 160s, 300s, 300s, …
 func (p Policy) Backoff(n int, prev time.Duration) time.Duration {

@@ -51,6 +51,10 @@ func TestZeroPolicyIsInvalid(t *testing.T) {
 		_, err = p.MarshalText()
 		require.ErrorIs(t, err, policy.ErrInvalid)
 	}
+	var zero policy.Policy
+	require.Zero(t, zero.Backoff(3, 0), "the zero Policy's waits are 0")
+	require.Equal(t, 5*time.Minute, zero.MaxHint(), "the getters give what each setting's doc calls its default")
+	require.Equal(t, policy.ResetRule{OnSuccess: true}, zero.ResetRule())
 	require.NoError(t, policy.Default().Validate())
 }
 
