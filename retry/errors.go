@@ -86,8 +86,11 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("retry: ")
 	head := strings.TrimPrefix(fmt.Sprint(e.Cause), "retry: ")
-	if e.Cause == ErrExhausted {
+	switch e.Cause {
+	case ErrExhausted:
 		head = "gave up"
+	case ErrPushback: // the last error says so already
+		head = "stopped"
 	}
 	switch {
 	case e.Attempts == 0 && e.total == 0:

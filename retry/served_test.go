@@ -122,6 +122,7 @@ func TestServedDownstreamPushback(t *testing.T) {
 	var re *retry.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, retry.ErrPushback, re.Cause)
+	require.Equal(t, "retry: stopped after 1 attempt: status 503: retry: the server asked not to retry", err.Error(), "the pushback said once")
 	require.Equal(t, 1, n, "a pushback is not retried")
 	require.Equal(t, 49.0, protocol(g).Tokens(), "a first try's overload costs a token")
 	require.True(t, s.Pushback(), "the downstream's pushback goes upstream")

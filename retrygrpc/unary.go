@@ -46,6 +46,9 @@ func UnaryClientInterceptor(p policy.Policy, opts ...Option) grpc.UnaryClientInt
 		if !on {
 			return invoker(ctx, method, req, reply, cc, callOpts...)
 		}
+		if err := cp.Validate(); err != nil { // a WithPolicy of its own
+			return invalid(err)
+		}
 		ctx = c.keyed(ctx)
 		u := unaryPool.Get().(*unaryCall)
 		u.cfg, u.p, u.caller, u.method, u.req, u.reply, u.cc, u.invoker = c, cp, ctx, method, req, reply, cc, invoker
