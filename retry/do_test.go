@@ -615,3 +615,28 @@ func TestLastErrorKeepsAnAttemptsOwnDeadline(t *testing.T) {
 	require.ErrorIs(t, re.Last, context.DeadlineExceeded, "the attempt's own timeout")
 	require.NotErrorIs(t, re.Last, err503)
 }
+
+// An attempt that the caller's context cut off ends the call as the context
+// ending does, even under a policy that retries no error: what the policy
+// says of the context's error does not matter. The cause is named once.
+func TestAttemptCutOffByTheCallerEndsAsTheContext(t *testing.T) {
+	errShutdown := errors.New("shutting down")
+	for name, p := range map[string]policy.Policy{
+		"retries every error": policy.Constant(time.Millisecond),
+		"retries none":        policy.Constant(time.Millisecond).WithRetryIf(func(error) bool { return false }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			err := retry.Do(ctx, func(ctx context.Context) error {
+				cancel(errShutdown)
+				return context.Cause(ctx)
+			}, p)
+			require.ErrorIs(t, err, context.Canceled)
+			require.ErrorIs(t, err, errShutdown)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, context.Canceled, re.Cause)
+			require.EqualError(t, err, "retry: context canceled after 1 attempt: shutting down")
+		})
+	}
+}

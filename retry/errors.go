@@ -108,8 +108,8 @@ func (e *Error) Error() string {
 		b.WriteString(e.detail)
 		b.WriteString(")")
 	}
-	if e.ctxCause != nil {
-		fmt.Fprintf(&b, ": cause: %v", e.ctxCause)
+	if e.ctxCause != nil && (e.Last == nil || !strings.Contains(e.Last.Error(), e.ctxCause.Error())) {
+		fmt.Fprintf(&b, ": cause: %v", e.ctxCause) // unless the last error says it
 	}
 	if e.Last != nil {
 		b.WriteString(": ")

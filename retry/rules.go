@@ -27,6 +27,10 @@ func (c *call) outcome(err error) (end bool, final error) {
 			c.mixed = true
 		}
 		switch {
+		case c.cutOff(err):
+			// The caller's context ended the call during the attempt, which
+			// returned only the context's error: the call ends as ctx
+			// ending does, whatever the policy says of that error.
 		case c.verdict.Pushback && !c.loop: // Loop waits a pushback out as a failed run
 			if c.hedge == nil {
 				c.record(err)

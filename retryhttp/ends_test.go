@@ -310,3 +310,44 @@ func isOneOf(errs []error, err error) bool {
 	}
 	return false
 }
+
+// A request whose context ends during its first attempt ends as the
+// context ending does, on every path: a *retry.Error that matches
+// context.Canceled and the context's cause, which the message names once.
+func TestRequestCancelledDuringItsFirstAttempt(t *testing.T) {
+	p := policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)
+	for _, tt := range []struct {
+		name string
+		p    policy.Policy
+		opts []retryhttp.Option
+	}{
+		{"first try", p, nil},
+		{"loop", p, []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{}))}},
+		{"hedged", p.WithHedging(policy.Hedging{Delay: time.Hour}), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+					<-req.Context().Done()
+					return nil, context.Cause(req.Context()) // as net/http's transport does
+				})
+				tr := build(t, base, tt.p, tt.opts...)
+				errShutdown := errors.New("shutting down")
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				time.AfterFunc(100*time.Millisecond, func() { cancel(errShutdown) })
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+				require.NoError(t, err)
+				resp, err := tr.RoundTrip(req)
+				require.Nil(t, resp)
+				require.ErrorIs(t, err, context.Canceled)
+				require.ErrorIs(t, err, errShutdown)
+				require.NotErrorIs(t, err, retry.ErrExhausted)
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 1, re.Attempts)
+				require.Equal(t, 1, strings.Count(err.Error(), "shutting down"), "%v", err)
+			})
+		})
+	}
+}

@@ -291,7 +291,9 @@ func (t *Transport) firstTry(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := sendFirst(base, withPrevious(req, 1), g)
 	switch {
-	case retryable(req, resp, err):
+	case retryable(req, resp, err), err != nil && req.Context().Err() != nil:
+		// To retry, or the request's context ended the call, which the loop
+		// reports as it reports the context ending during a retry.
 		c := t.newCall(req)
 		c.n, c.first = 1, firstAttempt{resp: resp, err: err, start: start, made: true, pending: true}
 		return c.run()
