@@ -118,6 +118,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Timeout reports whether a deadline ended the call: ctx's deadline passed,
+// or the next wait would have passed it. So url.Error's Timeout and
+// os.IsTimeout see a request through retryhttp that ran out of time, as
+// they see one through a plain http.Client.
+func (e *Error) Timeout() bool {
+	return e.Cause == context.DeadlineExceeded || e.deadline
+}
+
 // Unwrap returns the errors that errors.Is and errors.As look through:
 // the cause, the last operation error, and what else docs/calls.md says
 // the error matches. Nil ones are left out.

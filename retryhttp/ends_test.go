@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -347,6 +349,56 @@ func TestRequestCancelledDuringItsFirstAttempt(t *testing.T) {
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 1, re.Attempts)
 				require.Equal(t, 1, strings.Count(err.Error(), "shutting down"), "%v", err)
+			})
+		})
+	}
+}
+
+// A request through an http.Client that runs out of time reports a timeout,
+// as it does without retries: url.Error's Timeout and os.IsTimeout hold,
+// whether the deadline passed during the first attempt, during a retry, or
+// before a wait that would pass it. A limit of attempts is no timeout.
+func TestRequestOutOfTimeIsATimeout(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		deadline time.Duration
+		answer   func(n int32, req *http.Request) (*http.Response, error)
+		p        policy.Policy
+		timeout  bool
+	}{
+		{"first attempt", 100 * time.Millisecond, func(_ int32, req *http.Request) (*http.Response, error) {
+			<-req.Context().Done()
+			return nil, req.Context().Err()
+		}, policy.Constant(50 * time.Millisecond), true},
+		{"a retry", 100 * time.Millisecond, func(n int32, req *http.Request) (*http.Response, error) {
+			if n == 1 {
+				return nil, errConn
+			}
+			<-req.Context().Done()
+			return nil, req.Context().Err()
+		}, policy.Constant(50 * time.Millisecond), true},
+		{"the next wait", 100 * time.Millisecond, func(int32, *http.Request) (*http.Response, error) {
+			return nil, errConn
+		}, policy.Constant(time.Second), true},
+		{"the attempt limit", time.Hour, func(int32, *http.Request) (*http.Response, error) {
+			return nil, errConn
+		}, policy.Constant(time.Millisecond).WithMaxAttempts(2), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var n atomic.Int32
+				base := roundTripFunc(func(req *http.Request) (*http.Response, error) { return tt.answer(n.Add(1), req) })
+				client := &http.Client{Transport: build(t, base, tt.p)}
+				ctx, cancel := context.WithTimeout(context.Background(), tt.deadline)
+				defer cancel()
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+				require.NoError(t, err)
+				_, err = client.Do(req)
+				require.Error(t, err)
+				var ue *url.Error
+				require.ErrorAs(t, err, &ue)
+				require.Equal(t, tt.timeout, ue.Timeout(), "%v", err)
+				require.Equal(t, tt.timeout, os.IsTimeout(ue.Err), "%v", err)
 			})
 		})
 	}
