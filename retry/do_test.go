@@ -638,5 +638,18 @@ func TestAttemptCutOffByTheCallerEndsAsTheContext(t *testing.T) {
 			require.Equal(t, context.Canceled, re.Cause)
 			require.EqualError(t, err, "retry: context canceled after 1 attempt: shutting down")
 		})
+		t.Run(name+", joined to an error of its own", func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			errOwn := errors.New("reset by peer")
+			err := retry.Do(ctx, func(ctx context.Context) error {
+				cancel(errShutdown)
+				return errors.Join(errOwn, ctx.Err())
+			}, p)
+			require.ErrorIs(t, err, errShutdown)
+			require.ErrorIs(t, err, errOwn)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, context.Canceled, re.Cause)
+		})
 	}
 }

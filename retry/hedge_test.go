@@ -768,3 +768,21 @@ func TestHedgeValueOnALongLivedContextHoldsNothing(t *testing.T) {
 	t.Logf("%d hedged calls on one context: heap %+d B", calls, grown)
 	require.Less(t, grown, int64(calls*20))
 }
+
+// An attempt of a hedged call that the caller's deadline cuts off sees the
+// deadline, as the caller does, and not the cancellation the call gives the
+// attempts it ends: the call's error does not match context.Canceled.
+func TestHedgeAttemptCutOffByTheDeadlineSeesIt(t *testing.T) {
+	for range 50 {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			err := retry.Hedge(ctx, func(ctx context.Context) error {
+				<-ctx.Done()
+				return ctx.Err()
+			}, policy.Constant(time.Millisecond).WithHedging(policy.Hedging{Delay: 300 * time.Millisecond}))
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.NotErrorIs(t, err, context.Canceled)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,9 +104,14 @@ func (c *call) expired() bool {
 func (r *round) stopped(c *call) (int, error) {
 	r.stopTimer()
 	r.hedging = false
-	for i := 1; i <= r.started; i++ {
-		if !r.reported[i] {
-			r.cancels[i]()
+	// An attempt's context ends at the call's deadline on its own: one that
+	// passed is left to end it, so that the attempt sees DeadlineExceeded,
+	// as the caller does, rather than Canceled.
+	if !errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+		for i := 1; i <= r.started; i++ {
+			if !r.reported[i] {
+				r.cancels[i]()
+			}
 		}
 	}
 	for {

@@ -27,10 +27,10 @@ func (c *call) outcome(err error) (end bool, final error) {
 			c.mixed = true
 		}
 		switch {
-		case c.cutOff(err):
-			// The caller's context ended the call during the attempt, which
-			// returned only the context's error: the call ends as ctx
-			// ending does, whatever the policy says of that error.
+		case c.byContext(err):
+			// The caller's context ended the call during the attempt, whose
+			// error says so: the call ends as ctx ending does, whatever the
+			// policy says of that error.
 		case c.verdict.Pushback && !c.loop: // Loop waits a pushback out as a failed run
 			if c.hedge == nil {
 				c.record(err)
@@ -234,6 +234,19 @@ func (c *call) cutOff(err error) bool {
 		return false
 	}
 	return onlyContext(err, c.ctx.Err(), context.Cause(c.ctx))
+}
+
+// byContext reports whether err, an attempt's error, says that the call's
+// context, now ended, cut the attempt off: it matches the context's error,
+// its cause, or context.Canceled, which the call gives the attempts it
+// cancels, alone or beside an error of its own.
+func (c *call) byContext(err error) bool {
+	ctxErr := c.stopping()
+	if err == nil || ctxErr == nil {
+		return false
+	}
+	cause := context.Cause(c.ctx)
+	return errors.Is(err, ctxErr) || errors.Is(err, context.Canceled) || (cause != nil && errors.Is(err, cause))
 }
 
 // onlyContext reports whether err wraps nothing but the call's context's
