@@ -101,7 +101,8 @@ func (p *Policy) UnmarshalText(text []byte) error {
 //
 // Errors match [ErrInvalid]. An error in an object names the field at
 // fault, such as "attempt_timeout". An object must name its "schedule", as
-// the text form must. An empty object {} and an empty string are errors:
+// the text form must. Field names match in any case, as encoding/json
+// matches them. An empty object {} and an empty string are errors:
 // write "default" for the default policy. An unknown field is
 // an error, and so is a field given twice, where encoding/json alone would
 // keep the last. An absent "reset" is the default reset rule. A JSON null
