@@ -2,6 +2,8 @@ package retrygrpc_test
 
 import (
 	"context"
+	"errors"
+	"os"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -185,4 +187,42 @@ func TestAttemptTimeoutsMatchDeadlineExceeded(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrExhausted)
 	require.NoError(t, t.Context().Err())
 	require.Equal(t, 3, h.count())
+}
+
+// A call whose retry the caller cancels ends as the context ending does:
+// codes.Canceled, a *retry.Error matching context.Canceled and the cause,
+// with the server's failure before it as the last error, even under a
+// policy that retries only that failure. A deadline is a timeout to
+// os.IsTimeout.
+func TestCallCancelledDuringARetryKeepsTheLastFailure(t *testing.T) {
+	errShutdown := errors.New("shutting down")
+	unavailable := func(err error) bool { return status.Code(err) == codes.Unavailable }
+	for name, p := range map[string]policy.Policy{
+		"every error":      policy.Constant(10 * time.Millisecond),
+		"only Unavailable": policy.Constant(10 * time.Millisecond).WithRetryIf(unavailable),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := &health{steps: []step{{code: codes.Unavailable}, {hang: true}}}
+			c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(p)))
+			ctx, cancel := context.WithCancelCause(t.Context())
+			time.AfterFunc(200*time.Millisecond, func() { cancel(errShutdown) })
+			_, err := c.Check(ctx, req)
+			require.Equal(t, codes.Canceled, status.Code(err))
+			require.ErrorIs(t, err, context.Canceled)
+			require.ErrorIs(t, err, errShutdown)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, codes.Unavailable, status.Code(re.Last), "the server's failure, not the cancellation")
+			require.Equal(t, 2, h.count())
+		})
+	}
+	t.Run("deadline", func(t *testing.T) {
+		h := &health{steps: []step{{code: codes.Unavailable}, {hang: true}}}
+		c := serve(t, h, grpc.WithUnaryInterceptor(retrygrpc.UnaryClientInterceptor(policy.Constant(10*time.Millisecond))))
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		_, err := c.Check(ctx, req)
+		require.Equal(t, codes.DeadlineExceeded, status.Code(err))
+		require.True(t, os.IsTimeout(err), "%v", err)
+	})
 }

@@ -25,6 +25,27 @@ func (e *statusError) Error() string              { return e.err.Error() }
 func (e *statusError) Unwrap() error              { return e.err }
 func (e *statusError) GRPCStatus() *status.Status { return e.st }
 
+// Timeout reports whether a deadline ended the call, as retry.Error's
+// Timeout does, so that os.IsTimeout sees it.
+func (e *statusError) Timeout() bool {
+	var re *retry.Error
+	return errors.As(e.err, &re) && re.Timeout()
+}
+
+// cutOffError is the error of an attempt that the caller's context ended:
+// gRPC's Canceled or DeadlineExceeded status for it, which unwraps to the
+// context's error alone. So retry.Do ends the call as the context ending
+// does, whatever the policy says of the status, and keeps the failure
+// before it as the last error.
+type cutOffError struct {
+	st  error // the attempt's status error
+	ctx error // the caller's context's error
+}
+
+func (e *cutOffError) Error() string              { return e.st.Error() }
+func (e *cutOffError) Unwrap() error              { return e.ctx }
+func (e *cutOffError) GRPCStatus() *status.Status { return status.Convert(e.st) }
+
 // attemptDeadlineError is the error of an attempt that the policy's
 // per-attempt timeout ended: the attempt's status, which also matches
 // context.DeadlineExceeded. An attempt's error is its own context's, as

@@ -161,7 +161,10 @@ func (c *config) classify(p policy.Policy, caller, attempt context.Context, err 
 			awaitExpired(attempt)
 		}
 	}
-	if caller.Err() != nil {
+	if ctxErr := caller.Err(); ctxErr != nil {
+		if code := status.Code(err); code == codes.Canceled || code == codes.DeadlineExceeded {
+			return &cutOffError{st: err, ctx: ctxErr} // the context's end, as gRPC reports it
+		}
 		return err // retry.Do stops with the context's error and this one
 	}
 	if attempt.Err() != nil {
