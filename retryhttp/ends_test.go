@@ -249,21 +249,28 @@ func TestStreamedRequestHeldWaitsItsTurn(t *testing.T) {
 	})
 }
 
+// path is a way a Transport sends a request under p: its first attempt
+// outside the loop, every attempt in the loop, or hedged.
+type path struct {
+	name string
+	p    policy.Policy
+	opts []retryhttp.Option
+}
+
+func paths(p policy.Policy) []path {
+	return []path{
+		{"first try", p, nil},
+		{"loop", p, []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{}))}},
+		{"hedged", p.WithHedging(policy.Hedging{Delay: time.Hour}), nil},
+	}
+}
+
 // A request whose first attempt got a 503 and whose caller gives up during
 // the retry ends with a *retry.Error that matches the context's error and
 // names the 503, its last error, hedged or not, through the first try or the
 // loop's first attempt. The retry's own context.Canceled is no news.
 func TestRequestCancelledDuringARetryKeepsTheLastError(t *testing.T) {
-	p := policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)
-	for _, tt := range []struct {
-		name string
-		p    policy.Policy
-		opts []retryhttp.Option
-	}{
-		{"first try", p, nil},
-		{"loop", p, []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{}))}},
-		{"hedged", p.WithHedging(policy.Hedging{Delay: time.Hour}), nil},
-	} {
+	for _, tt := range paths(policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var sent atomic.Int32
@@ -317,16 +324,7 @@ func isOneOf(errs []error, err error) bool {
 // context ending does, on every path: a *retry.Error that matches
 // context.Canceled and the context's cause, which the message names once.
 func TestRequestCancelledDuringItsFirstAttempt(t *testing.T) {
-	p := policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)
-	for _, tt := range []struct {
-		name string
-		p    policy.Policy
-		opts []retryhttp.Option
-	}{
-		{"first try", p, nil},
-		{"loop", p, []retryhttp.Option{retryhttp.WithRetryOptions(retry.WithHooks(&retry.Hooks{}))}},
-		{"hedged", p.WithHedging(policy.Hedging{Delay: time.Hour}), nil},
-	} {
+	for _, tt := range paths(policy.Constant(50 * time.Millisecond).WithMaxAttempts(4)) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
