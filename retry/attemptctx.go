@@ -25,6 +25,7 @@ type timeouter interface {
 type attemptContext struct {
 	parent    context.Context
 	deadline  time.Time    // the attempt's, or the parent's when it comes first
+	own       bool         // the deadline is the attempt's own: it comes before the parent's
 	clk       policy.Clock // the policy's clock, when contexts expire on it (a timeouter); nil: the real clock
 	made      atomic.Bool
 	cancelled atomic.Bool // cancel was called
@@ -40,9 +41,12 @@ func newAttemptContext(parent context.Context, k *clock, timeout time.Duration) 
 	if _, ok := k.clk.(timeouter); ok {
 		a.clk = k.clk
 	}
-	a.deadline = a.now().Add(timeout)
-	if d, ok := parent.Deadline(); ok && d.Before(a.deadline) {
-		a.deadline = d
+	a.deadline, a.own = a.now().Add(timeout), true
+	if d, ok := parent.Deadline(); ok && !d.After(a.deadline) {
+		// The parent's deadline comes first: the context ends as its
+		// parent does, never a moment before, so that the attempt is not
+		// taken for one its own timeout cut off.
+		a.deadline, a.own = d, false
 	}
 	if a.clk != nil {
 		// A clock of one's own schedules its timeouts in order with its
@@ -90,7 +94,7 @@ func (a *attemptContext) ended() bool {
 	if a.cancelled.Load() || done(a.parent) != nil {
 		return true
 	}
-	return !a.now().Before(a.deadline)
+	return a.own && !a.now().Before(a.deadline)
 }
 
 // now reads the clock the deadline is on.
@@ -110,7 +114,9 @@ func (a *attemptContext) timed() context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.made.Load() {
-		if wt, ok := a.clk.(timeouter); ok {
+		if !a.own {
+			a.ctx, a.stop = context.WithCancel(a.parent)
+		} else if wt, ok := a.clk.(timeouter); ok {
 			a.ctx, a.stop = wt.WithTimeout(a.parent, a.deadline.Sub(a.clk.Now()))
 		} else {
 			a.ctx, a.stop = context.WithDeadline(a.parent, a.deadline)

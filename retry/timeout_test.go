@@ -4,6 +4,7 @@ package retry_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -90,4 +91,37 @@ func TestAttemptTimeoutOnTheRealClock(t *testing.T) {
 		require.Equal(t, 3, h.calls)
 		require.Equal(t, 2*time.Minute+2*time.Second, time.Since(start))
 	})
+}
+
+// An attempt timeout longer than the time left is not what ends an attempt
+// that the caller's deadline cuts off: the call ends as its context ending
+// does, with its cause, and neither as a limit nor as an attempt timeout.
+func TestCallerDeadlineBeforeTheAttemptTimeout(t *testing.T) {
+	errCause := errors.New("budget spent")
+	p := policy.Constant(10 * time.Millisecond).WithMaxAttempts(5).WithAttemptTimeout(time.Second)
+	for name, run := range map[string]func(context.Context, func(context.Context) error) error{
+		"Do": func(ctx context.Context, op func(context.Context) error) error { return retry.Do(ctx, op, p) },
+		"Hedge": func(ctx context.Context, op func(context.Context) error) error {
+			return retry.Hedge(ctx, op, p.WithHedging(policy.Hedging{Delay: time.Hour}))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for range 100 {
+				synctest.Test(t, func(t *testing.T) {
+					ctx, cancel := context.WithTimeoutCause(context.Background(), 30*time.Millisecond, errCause)
+					defer cancel()
+					err := run(ctx, func(ctx context.Context) error {
+						<-ctx.Done()
+						return ctx.Err()
+					})
+					var re *retry.Error
+					require.ErrorAs(t, err, &re)
+					require.Equal(t, context.DeadlineExceeded, re.Cause, "%v", err)
+					require.ErrorIs(t, err, errCause)
+					require.NotErrorIs(t, err, retry.ErrExhausted)
+					require.NotErrorIs(t, err, retry.ErrAttemptTimeout)
+				})
+			}
+		})
+	}
 }
