@@ -118,6 +118,8 @@ func (c *call) runFrom(fn func(context.Context) error, err error) error {
 		if ctxErr := c.stopping(); ctxErr != nil {
 			if c.cutOff(err) && prev != nil {
 				err = prev // the attempt says nothing the one before it did not
+			} else if pe, ok := err.(*classify.Permanent); ok {
+				err = pe.Err // as a call that ends on it returns it: without the mark
 			}
 			return c.finish(c.stopped(ctxErr, err))
 		}

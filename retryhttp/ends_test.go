@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrykit/retrykit/internal/admit"
+	"github.com/retrykit/retrykit/internal/classify"
 	"github.com/retrykit/retrykit/policy"
 	"github.com/retrykit/retrykit/retry"
 	"github.com/retrykit/retrykit/retryhttp"
@@ -398,6 +399,33 @@ func TestRequestOutOfTimeIsATimeout(t *testing.T) {
 				require.Equal(t, tt.timeout, ue.Timeout(), "%v", err)
 				require.Equal(t, tt.timeout, os.IsTimeout(ue.Err), "%v", err)
 			})
+		})
+	}
+}
+
+// A hedged request that its deadline cuts off ends as the deadline does:
+// it matches context.DeadlineExceeded, never context.Canceled, and its last
+// error carries no mark of the loop's.
+func TestHedgedRequestCutOffByItsDeadline(t *testing.T) {
+	p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(4).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
+	for range 50 {
+		synctest.Test(t, func(t *testing.T) {
+			base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				<-req.Context().Done()
+				return nil, req.Context().Err()
+			})
+			tr := build(t, base, p)
+			ctx, cancel := context.WithTimeout(context.Background(), 35*time.Millisecond)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+			require.NoError(t, err)
+			_, err = tr.RoundTrip(req)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.NotErrorIs(t, err, context.Canceled, "%v", err)
+			var re *retry.Error
+			require.ErrorAs(t, err, &re)
+			var perm *classify.Permanent
+			require.False(t, errors.As(re.Last, &perm), "the last error %#v", re.Last)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package retryhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -139,7 +140,13 @@ func (c *call) runHedged() (*http.Response, error) {
 // context holds nothing once its body is closed.
 func (c *call) sendTied(r *http.Request, actx context.Context) (*http.Response, error) {
 	actx, cancel := context.WithCancel(actx)
-	stop := context.AfterFunc(c.req.Context(), cancel)
+	stop := context.AfterFunc(c.req.Context(), func() {
+		// actx ends at the request's deadline on its own: left to it, the
+		// attempt sees DeadlineExceeded, as the caller does, not Canceled.
+		if !errors.Is(c.req.Context().Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
 	untie := func() {
 		stop()
 		cancel()
