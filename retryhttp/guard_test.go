@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -301,47 +302,55 @@ func TestGuardHearsUnretriedRequests(t *testing.T) {
 // calls than no hedging (it once switched retries off: 31 calls of 320
 // lost against 1 to 3).
 func TestHedgingLeavesRetriesAlone(t *testing.T) {
-	lost := func(hedging bool) int {
-		var n atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(20 * time.Millisecond)
-			if n.Add(1)%10 == 0 {
-				w.WriteHeader(503)
-				return
-			}
-			_, _ = io.WriteString(w, "ok")
-		}))
-		defer srv.Close()
-		p := policy.Constant(5 * time.Millisecond).WithMaxAttempts(3)
-		if hedging {
-			p = p.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond})
-		}
-		tr, err := retryhttp.New(nil, p)
-		require.NoError(t, err)
-		defer tr.CloseIdleConnections()
-		c := &http.Client{Transport: tr}
-		var failed atomic.Int64
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Go(func() {
-				for range 40 {
-					resp, err := c.Get(srv.URL)
-					if err != nil || resp.StatusCode != 200 {
-						failed.Add(1)
-					}
-					if err == nil {
-						_, _ = io.Copy(io.Discard, resp.Body)
-						_ = resp.Body.Close()
-					}
-				}
-			})
-		}
-		wg.Wait()
-		return int(failed.Load())
+	lost := func(hedging bool) (failed int) {
+		synctest.Test(t, func(t *testing.T) { failed = lostIn(t, hedging) })
+		return failed
 	}
 	without, with := lost(false), lost(true)
 	t.Logf("calls lost of 320: %d without hedging, %d with", without, with)
 	require.LessOrEqual(t, with, without+3)
+}
+
+// lostIn sends 8 × 40 requests, each answered in 20ms and every tenth with a
+// 503, through a Transport that retries and hedges or not, in a bubble, and
+// returns how many did not end with a 200.
+func lostIn(t *testing.T, hedging bool) int {
+	var n atomic.Int64
+	srv := retrytest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		if n.Add(1)%10 == 0 {
+			w.WriteHeader(503)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	p := policy.Constant(5 * time.Millisecond).WithMaxAttempts(3)
+	if hedging {
+		p = p.WithHedging(policy.Hedging{Delay: 15 * time.Millisecond})
+	}
+	tr, err := retryhttp.New(srv.Client().Transport, p)
+	require.NoError(t, err)
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 40 {
+				resp, err := c.Get(srv.URL)
+				if err != nil || resp.StatusCode != 200 {
+					failed.Add(1)
+				}
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return int(failed.Load())
 }
 
 // A response kept through a guarded wait is the final one only if the
