@@ -561,18 +561,25 @@ func TestElapsedOfACallStoppedAtItsFirstAttempt(t *testing.T) {
 
 // An attempt that wraps only the context's error leaves the failure
 // before it as the last error; one that joins an error of its own to the
-// context's is the last error itself (see Error.Last).
+// context's is the last error itself (see Error.Last), and so is one that
+// returns a deadline of its own, not the call's.
 func TestLastErrorOfAnAttemptThatWrapsTheContextsError(t *testing.T) {
 	err503, errDrained := errors.New("attempt 1: 503"), errors.New("drained")
+	ownDeadline := func(ctx context.Context) error {
+		inner, stop := context.WithTimeout(context.WithoutCancel(ctx), 0) // the backend call's own, already over
+		defer stop()
+		return fmt.Errorf("backend call: %w", inner.Err())
+	}
 	for _, tt := range []struct {
 		name string
-		wrap func(ctxErr error) error
+		ret  func(ctx context.Context) error // after the call was cancelled
 		last error
 	}{
-		{"the context's error", func(ctxErr error) error { return ctxErr }, err503},
-		{"wrapped alone", func(ctxErr error) error { return fmt.Errorf("reading: %w", ctxErr) }, err503},
-		{"joined to its own", func(ctxErr error) error { return fmt.Errorf("%w: %w", errDrained, ctxErr) }, errDrained},
-		{"errors.Join", func(ctxErr error) error { return errors.Join(errDrained, ctxErr) }, errDrained},
+		{"the context's error", func(ctx context.Context) error { return ctx.Err() }, err503},
+		{"wrapped alone", func(ctx context.Context) error { return fmt.Errorf("reading: %w", ctx.Err()) }, err503},
+		{"joined to its own", func(ctx context.Context) error { return fmt.Errorf("%w: %w", errDrained, ctx.Err()) }, errDrained},
+		{"errors.Join", func(ctx context.Context) error { return errors.Join(errDrained, ctx.Err()) }, errDrained},
+		{"a deadline of its own", ownDeadline, context.DeadlineExceeded},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -583,7 +590,7 @@ func TestLastErrorOfAnAttemptThatWrapsTheContextsError(t *testing.T) {
 					return err503
 				}
 				cancel()
-				return tt.wrap(ctx.Err())
+				return tt.ret(ctx)
 			}, policy.Constant(0))
 			require.ErrorIs(t, err, context.Canceled)
 			var re *retry.Error
@@ -593,63 +600,40 @@ func TestLastErrorOfAnAttemptThatWrapsTheContextsError(t *testing.T) {
 	}
 }
 
-// Under a cancelled call, an attempt that returns a deadline of its own,
-// not the call's, keeps its error as the last one.
-func TestLastErrorKeepsAnAttemptsOwnDeadline(t *testing.T) {
-	err503 := errors.New("attempt 1: 503")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n := 0
-	err := retry.Do(ctx, func(ctx context.Context) error {
-		if n++; n == 1 {
-			return err503
-		}
-		inner, stop := context.WithTimeout(context.WithoutCancel(ctx), 0) // the backend call's own, already over
-		defer stop()
-		cancel()
-		return fmt.Errorf("backend call: %w", inner.Err())
-	}, policy.Constant(0))
-	require.ErrorIs(t, err, context.Canceled)
-	var re *retry.Error
-	require.ErrorAs(t, err, &re)
-	require.ErrorIs(t, re.Last, context.DeadlineExceeded, "the attempt's own timeout")
-	require.NotErrorIs(t, re.Last, err503)
-}
-
 // An attempt that the caller's context cut off ends the call as the context
 // ending does, even under a policy that retries no error: what the policy
 // says of the context's error does not matter. The cause is named once.
 func TestAttemptCutOffByTheCallerEndsAsTheContext(t *testing.T) {
-	errShutdown := errors.New("shutting down")
+	errShutdown, errOwn := errors.New("shutting down"), errors.New("reset by peer")
 	for name, p := range map[string]policy.Policy{
 		"retries every error": policy.Constant(time.Millisecond),
 		"retries none":        policy.Constant(time.Millisecond).WithRetryIf(func(error) bool { return false }),
 	} {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithCancelCause(context.Background())
-			err := retry.Do(ctx, func(ctx context.Context) error {
-				cancel(errShutdown)
-				return context.Cause(ctx)
-			}, p)
-			require.ErrorIs(t, err, context.Canceled)
-			require.ErrorIs(t, err, errShutdown)
-			var re *retry.Error
-			require.ErrorAs(t, err, &re)
-			require.Equal(t, context.Canceled, re.Cause)
-			require.EqualError(t, err, "retry: context canceled after 1 attempt: shutting down")
-		})
-		t.Run(name+", joined to an error of its own", func(t *testing.T) {
-			ctx, cancel := context.WithCancelCause(context.Background())
-			errOwn := errors.New("reset by peer")
-			err := retry.Do(ctx, func(ctx context.Context) error {
-				cancel(errShutdown)
-				return errors.Join(errOwn, ctx.Err())
-			}, p)
-			require.ErrorIs(t, err, errShutdown)
-			require.ErrorIs(t, err, errOwn)
-			var re *retry.Error
-			require.ErrorAs(t, err, &re)
-			require.Equal(t, context.Canceled, re.Cause)
-		})
+		for _, tt := range []struct {
+			name string
+			ret  func(ctx context.Context) error // after the call was cancelled
+			last error
+			msg  string // the whole message, when it is checked
+		}{
+			{"the cause", context.Cause, errShutdown, "retry: context canceled after 1 attempt: shutting down"},
+			{"joined to an error of its own", func(ctx context.Context) error { return errors.Join(errOwn, ctx.Err()) }, errOwn, ""},
+		} {
+			t.Run(name+", "+tt.name, func(t *testing.T) {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				err := retry.Do(ctx, func(ctx context.Context) error {
+					cancel(errShutdown)
+					return tt.ret(ctx)
+				}, p)
+				require.ErrorIs(t, err, context.Canceled)
+				require.ErrorIs(t, err, errShutdown)
+				require.ErrorIs(t, err, tt.last)
+				var re *retry.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, context.Canceled, re.Cause)
+				if tt.msg != "" {
+					require.EqualError(t, err, tt.msg)
+				}
+			})
+		}
 	}
 }

@@ -148,7 +148,6 @@ func (c *call) limits(err error, d time.Duration, hinted bool) *Error {
 		e = c.giveUp(err, context.DeadlineExceeded, fmt.Sprintf("the next wait of %v would not end before the deadline", d))
 	case hasDeadline && !now.Add(d).Before(deadline):
 		e = c.giveUp(err, cause, fmt.Sprintf("the next wait of %v would not end before the deadline", d))
-		e.deadline = true
 	default:
 		return nil
 	}
