@@ -47,7 +47,7 @@ func TestZeroPolicyIsInvalid(t *testing.T) {
 		err := p.Validate()
 		require.ErrorIs(t, err, policy.ErrInvalid)
 		require.ErrorContains(t, err, "start from Default, Exponential, Constant, Custom or Parse")
-		require.Equal(t, "unset", policy.Policy{}.String())
+		require.Equal(t, "unset", p.String())
 		_, err = p.MarshalText()
 		require.ErrorIs(t, err, policy.ErrInvalid)
 	}
