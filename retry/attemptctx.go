@@ -114,12 +114,10 @@ func (a *attemptContext) timed() context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.made.Load() {
-		if !a.own {
-			a.ctx, a.stop = context.WithCancel(a.parent)
-		} else if wt, ok := a.clk.(timeouter); ok {
-			a.ctx, a.stop = wt.WithTimeout(a.parent, a.deadline.Sub(a.clk.Now()))
+		if a.own {
+			a.ctx, a.stop = withDeadlineOn(a.clk, a.parent, a.deadline)
 		} else {
-			a.ctx, a.stop = context.WithDeadline(a.parent, a.deadline)
+			a.ctx, a.stop = context.WithCancel(a.parent)
 		}
 		a.made.Store(true)
 		if a.cancelled.Load() {
@@ -127,4 +125,14 @@ func (a *attemptContext) timed() context.Context {
 		}
 	}
 	return a.ctx
+}
+
+// withDeadlineOn returns a context of parent that ends at deadline on clk,
+// when clk makes contexts that expire on it (a timeouter), and on the real
+// clock otherwise.
+func withDeadlineOn(clk policy.Clock, parent context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	if wt, ok := clk.(timeouter); ok {
+		return wt.WithTimeout(parent, deadline.Sub(clk.Now()))
+	}
+	return context.WithDeadline(parent, deadline)
 }

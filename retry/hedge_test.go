@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -785,4 +786,21 @@ func TestHedgeAttemptCutOffByTheDeadlineSeesIt(t *testing.T) {
 			require.NotErrorIs(t, err, context.Canceled)
 		})
 	}
+}
+
+// A hedged attempt's context ends at the caller's deadline on the policy's
+// clock, where the caller's deadline is: under a mock clock that starts in
+// 1970 it is not over before it starts.
+func TestHedgeAttemptDeadlineOnThePolicysClock(t *testing.T) {
+	clk := retrytest.NewClock()
+	ctx, cancel := clk.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	want, _ := ctx.Deadline()
+	err := retry.Hedge(ctx, func(ctx context.Context) error {
+		if dl, _ := ctx.Deadline(); !dl.Equal(want) {
+			return retry.Permanent(fmt.Errorf("attempt deadline %v, want %v", dl, want))
+		}
+		return ctx.Err()
+	}, policy.Constant(0).WithMaxAttempts(3).WithClock(clk).WithHedging(policy.Hedging{Delay: 50 * time.Millisecond})) // no wait: a broken deadline fails at once
+	require.NoError(t, err)
 }

@@ -130,9 +130,12 @@ func (r *round) stopped(c *call) (int, error) {
 // holds no reference to the caller's context.
 func (r *round) start(c *call) {
 	detached := context.WithoutCancel(c.ctx)
-	ctx, cancel := context.WithCancel(detached)
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if d, ok := c.ctx.Deadline(); ok {
-		ctx, cancel = context.WithDeadline(detached, d)
+		ctx, cancel = withDeadlineOn(c.p.Clock(), detached, d) // the policy's clock, which the caller's deadline may be on
+	} else {
+		ctx, cancel = context.WithCancel(detached)
 	}
 	r.started++
 	r.running++
