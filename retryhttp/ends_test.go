@@ -429,3 +429,30 @@ func TestHedgedRequestCutOffByItsDeadline(t *testing.T) {
 		})
 	}
 }
+
+// An attempt timeout that ends with the request's deadline, at the same
+// instant, does not race it: the deadline cuts the attempt off, and the
+// request ends as its context ending does, on every path.
+func TestAttemptTimeoutEqualToTheTimeLeft(t *testing.T) {
+	for _, tt := range paths(policy.Constant(time.Millisecond).WithMaxAttempts(10).WithAttemptTimeout(time.Second)) {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 20 {
+				synctest.Test(t, func(t *testing.T) {
+					base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+						<-req.Context().Done()
+						return nil, req.Context().Err()
+					})
+					tr := build(t, base, tt.p, tt.opts...)
+					ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+					defer cancel()
+					req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+					require.NoError(t, err)
+					_, err = tr.RoundTrip(req)
+					require.ErrorIs(t, err, context.DeadlineExceeded)
+					require.NotErrorIs(t, err, retry.ErrExhausted, "%v", err)
+					require.NotErrorIs(t, err, retry.ErrAttemptTimeout, "%v", err)
+				})
+			}
+		})
+	}
+}

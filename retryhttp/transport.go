@@ -640,10 +640,12 @@ func unretried(err error) bool {
 }
 
 // send makes one attempt through the base RoundTripper, under the policy's
-// per-attempt timeout if it has one.
+// per-attempt timeout if it has one and it ends before the request's
+// deadline: when the deadline comes first, or at the same instant, the
+// deadline is what cuts the attempt off, and no timer races it.
 func (c *call) send(r *http.Request) (*http.Response, error) {
 	d := c.t.timeout
-	if d <= 0 {
+	if d <= 0 || c.deadlineFirst(r, d) {
 		return c.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -671,6 +673,13 @@ func (c *call) send(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("%w: %w", cerr, err)
 	}
 	return nil, &attemptTimeoutError{timeout: d, err: err}
+}
+
+// deadlineFirst reports whether r's deadline comes no later than a timeout
+// of d that starts now.
+func (c *call) deadlineFirst(r *http.Request, d time.Duration) bool {
+	dl, ok := r.Context().Deadline()
+	return ok && !dl.After(now(c.p.Clock()).Add(d))
 }
 
 // attemptTimeoutError is the error of an attempt cut off by the policy's
