@@ -31,7 +31,9 @@ import (
 //
 //   - A success or [ErrPushback] does not end it.
 //   - ctx's deadline is its lifetime, not a limit: when the next wait would
-//     pass it, Loop ends as if ctx had ended, without [ErrExhausted].
+//     pass it, Loop ends as if ctx had ended, without [ErrExhausted]. The
+//     error matches context.DeadlineExceeded, but not a cause that ctx
+//     will carry, since ctx has not ended yet.
 //   - The guard never ends it. A run the guard denies is not made and does
 //     not count toward the attempt limit; Loop waits again and asks again.
 //     The wait after a successful run does not ask the guard.

@@ -403,6 +403,25 @@ func TestRequestOutOfTimeIsATimeout(t *testing.T) {
 	}
 }
 
+// getWithin sends a GET through tr with a deadline d from now, and
+// returns its error.
+func getWithin(t *testing.T, tr http.RoundTripper, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.Nil(t, resp)
+	return err
+}
+
+// untilDone is a base RoundTripper that answers nothing until the request's
+// context ends, and then returns its error.
+var untilDone = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+})
+
 // A hedged request that its deadline cuts off ends as the deadline does:
 // it matches context.DeadlineExceeded, never context.Canceled, and its last
 // error carries no mark of the loop's.
@@ -410,16 +429,8 @@ func TestHedgedRequestCutOffByItsDeadline(t *testing.T) {
 	p := policy.Constant(20 * time.Millisecond).WithMaxAttempts(4).WithHedging(policy.Hedging{Delay: 10 * time.Millisecond, MaxInFlight: 3})
 	for range 50 {
 		synctest.Test(t, func(t *testing.T) {
-			base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-				<-req.Context().Done()
-				return nil, req.Context().Err()
-			})
-			tr := build(t, base, p)
-			ctx, cancel := context.WithTimeout(context.Background(), 35*time.Millisecond)
-			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
-			require.NoError(t, err)
-			_, err = tr.RoundTrip(req)
+			tr := build(t, untilDone, p)
+			err := getWithin(t, tr, 35*time.Millisecond)
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			require.NotErrorIs(t, err, context.Canceled, "%v", err)
 			var re *retry.Error
@@ -438,16 +449,8 @@ func TestAttemptTimeoutEqualToTheTimeLeft(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for range 20 {
 				synctest.Test(t, func(t *testing.T) {
-					base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-						<-req.Context().Done()
-						return nil, req.Context().Err()
-					})
-					tr := build(t, base, tt.p, tt.opts...)
-					ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-					defer cancel()
-					req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/", nil)
-					require.NoError(t, err)
-					_, err = tr.RoundTrip(req)
+					tr := build(t, untilDone, tt.p, tt.opts...)
+					err := getWithin(t, tr, time.Second)
 					require.ErrorIs(t, err, context.DeadlineExceeded)
 					require.NotErrorIs(t, err, retry.ErrExhausted, "%v", err)
 					require.NotErrorIs(t, err, retry.ErrAttemptTimeout, "%v", err)
