@@ -432,3 +432,17 @@ func TestLoopWaitsOutAPushback(t *testing.T) {
 		require.Equal(t, 1, calls, "Do ends on a pushback")
 	})
 }
+
+// A Loop whose next pause would pass its deadline ends at once, as its
+// context ending would: it matches context.DeadlineExceeded, and not the
+// context's cause, which the context does not carry yet.
+func TestLoopEndsBeforeItsDeadlineWithoutItsCause(t *testing.T) {
+	errCause := errors.New("budget spent")
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Hour, errCause)
+	defer cancel()
+	err := retry.Loop(ctx, func(context.Context) error { return errFlaky }, policy.Constant(2*time.Hour))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NotErrorIs(t, err, retry.ErrExhausted)
+	require.NotErrorIs(t, err, errCause)
+	require.NoError(t, ctx.Err(), "it did not wait for the deadline")
+}
