@@ -308,7 +308,10 @@ func TestHedgingLeavesRetriesAlone(t *testing.T) {
 	}
 	without, with := lost(false), lost(true)
 	t.Logf("calls lost of 320: %d without hedging, %d with", without, with)
-	require.LessOrEqual(t, with, without+3)
+	// The order in which the bubble runs the goroutines moves a few calls
+	// either way (0 to 5 lost, with or without hedging); the defect this
+	// guards against lost 31.
+	require.LessOrEqual(t, with, without+10)
 }
 
 // lostIn sends 8 × 40 requests, each answered in 20ms and every tenth with a
